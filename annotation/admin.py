@@ -1,0 +1,51 @@
+from django.contrib import admin
+
+from annotation.models import (
+    AnnotationSet,
+    Assignment,
+    Document,
+    Membership,
+    Project,
+    Span,
+    SpanEvent,
+)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ("name", "k_anonymity", "risk_threshold", "created_at")
+    inlines = [MembershipInline]
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "project", "split", "status", "target_person")
+    list_filter = ("project", "split", "status")
+    search_fields = ("external_id", "target_person")
+
+
+@admin.register(AnnotationSet)
+class AnnotationSetAdmin(admin.ModelAdmin):
+    list_display = ("id", "document", "kind", "source", "annotator", "source_version", "status")
+    list_filter = ("kind", "source", "status")
+
+
+@admin.register(Span)
+class SpanAdmin(admin.ModelAdmin):
+    list_display = ("id", "annotation_set", "start", "end", "entity_type", "identifier_type", "text")
+    list_filter = ("entity_type", "identifier_type")
+
+
+@admin.register(SpanEvent)
+class SpanEventAdmin(admin.ModelAdmin):
+    list_display = ("id", "span_key", "action", "user", "at")
+    readonly_fields = ("before", "after")
+
+
+admin.site.register(Membership)
+admin.site.register(Assignment)

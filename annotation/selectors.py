@@ -1,0 +1,232 @@
+"""Reads: what a user may see, and exports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+
+from annotation.models import (
+    AnnotationSet,
+    Document,
+    Membership,
+    Project,
+    Role,
+    SetKind,
+    Span,
+)
+from workers.formats.tab import DocumentRecord, MentionRecord, release_text
+
+MASKED_IDENTIFIER_TYPES = ("DIRECT", "QUASI")
+
+
+def project_role(*, user: Any, project: Project | int) -> str | None:
+    """The user's role in the project, or None. Superusers act as project admins."""
+    if user is None or not user.is_authenticated:
+        return None
+    if user.is_superuser:
+        return Role.ADMIN
+    project_id = project.pk if isinstance(project, Project) else project
+    return (
+        Membership.objects.filter(project_id=project_id, user=user)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def projects_for_user(*, user: Any) -> QuerySet[Project]:
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user).distinct()
+
+
+def documents_for_user(*, user: Any, project: Project | None = None) -> QuerySet[Document]:
+    """Documents of the user's projects; annotators see only documents assigned to them
+    or that they annotated, reviewers and admins see all of their projects' documents."""
+    qs = Document.objects.all()
+    if project is not None:
+        qs = qs.filter(project=project)
+    if user.is_superuser:
+        return qs
+    privileged = Membership.objects.filter(
+        user=user, role__in=(Role.REVIEWER, Role.ADMIN)
+    ).values("project_id")
+    annotator_projects = Membership.objects.filter(user=user, role=Role.ANNOTATOR).values(
+        "project_id"
+    )
+    return qs.filter(
+        Q(project_id__in=privileged)
+        | (
+            Q(project_id__in=annotator_projects)
+            & (Q(assignments__user=user) | Q(annotation_sets__annotator=user))
+        )
+    ).distinct()
+
+
+def annotator_queue(*, user: Any, project: Project | None = None) -> QuerySet[Document]:
+    qs = Document.objects.filter(assignments__user=user)
+    if project is not None:
+        qs = qs.filter(project=project)
+    own_sets = AnnotationSet.objects.filter(document=OuterRef("pk"), annotator=user, kind=SetKind.HUMAN)
+    return (
+        qs.annotate(
+            has_own_set=Exists(own_sets),
+        )
+        .select_related("project")
+        .order_by("project__name", "position", "id")
+    )
+
+
+def gold_published(*, document: Document) -> bool:
+    return AnnotationSet.objects.filter(
+        document=document, kind=SetKind.GOLD, published_at__isnull=False
+    ).exists()
+
+
+def annotation_sets_for_user(*, user: Any, document: Document) -> QuerySet[AnnotationSet]:
+    """Sets of ``document`` the user may see.
+
+    Reviewers and admins see every set. Annotators see their own set, plus machine
+    suggestions (they correct them); other annotators' sets and the gold set only
+    once the gold set is published, so they are not influenced while annotating.
+    """
+    qs = document.annotation_sets.select_related("annotator").annotate(span_count=Count("spans"))
+    role = project_role(user=user, project=document.project_id)
+    if role in (Role.REVIEWER, Role.ADMIN):
+        return qs
+    if role != Role.ANNOTATOR:
+        return qs.none()
+    if gold_published(document=document):
+        return qs
+    return qs.filter(Q(annotator=user) | Q(kind=SetKind.MACHINE))
+
+
+def annotation_set_visible(*, user: Any, annotation_set: AnnotationSet) -> bool:
+    return annotation_sets_for_user(user=user, document=annotation_set.document).filter(
+        pk=annotation_set.pk
+    ).exists()
+
+
+def annotation_set_editable(*, user: Any, annotation_set: AnnotationSet) -> bool:
+    """Annotators edit their own set; reviewers and admins edit gold sets too."""
+    role = project_role(user=user, project=annotation_set.document.project_id)
+    if annotation_set.kind == SetKind.HUMAN:
+        return annotation_set.annotator_id == user.pk and role is not None
+    if annotation_set.kind == SetKind.GOLD:
+        return role in (Role.REVIEWER, Role.ADMIN)
+    return False
+
+
+# --- exports ----------------------------------------------------------------------------
+
+
+def _mention(span: Span) -> MentionRecord:
+    return MentionRecord(
+        mention_id=span.mention_id,
+        start=span.start,
+        end=span.end,
+        span_text=span.text,
+        entity_type=span.entity_type,
+        identifier_type=span.identifier_type,
+        confidential_status=span.confidential_status,
+        entity_id=span.entity_id,
+        attrs=span.attrs if isinstance(span.attrs, dict) else {},
+    )
+
+
+def _export_key(annotation_set: AnnotationSet) -> str:
+    if annotation_set.kind == SetKind.HUMAN and annotation_set.annotator is not None:
+        return annotation_set.annotator.get_username()
+    if annotation_set.kind == SetKind.GOLD:
+        return "gold"
+    return f"machine:{annotation_set.source_name or annotation_set.source}:{annotation_set.pk}"
+
+
+def project_export_tab(
+    *, project: Project, include_machine: bool = False, include_gold: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Documents as TAB JSON objects, one at a time (human sets keyed by username)."""
+    kinds = [SetKind.HUMAN]
+    if include_machine:
+        kinds.append(SetKind.MACHINE)
+    if include_gold:
+        kinds.append(SetKind.GOLD)
+    for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
+        record = DocumentRecord(
+            doc_id=document.external_id,
+            text=document.text,
+            task=document.task,
+            meta={k: v for k, v in document.meta.items() if k != "_tab_extra"},
+            split=document.split,
+            target=document.target_person,
+            extra=document.meta.get("_tab_extra", {}),
+        )
+        sets = (
+            document.annotation_sets.filter(kind__in=kinds)
+            .select_related("annotator")
+            .prefetch_related(Prefetch("spans", queryset=Span.objects.order_by("id")))
+            .order_by("id")
+        )
+        for annotation_set in sets:
+            key = _export_key(annotation_set)
+            record.annotations[key] = [_mention(s) for s in annotation_set.spans.all()]
+            if annotation_set.quality_checked:
+                record.quality_checked.append(key)
+        yield record.to_tab()
+
+
+def masking_set(*, document: Document, source: str = "auto") -> AnnotationSet | None:
+    """The set whose masks are exported.
+
+    ``source``: ``gold``; ``annotator:<username>``; ``machine:<source name>`` (the
+    newest such run); or ``auto`` = gold if any, else the first quality-checked
+    human set, else the first submitted human set, else the newest machine run.
+    """
+    sets = document.annotation_sets.select_related("annotator")
+    if source == "gold":
+        return sets.filter(kind=SetKind.GOLD).first()
+    if source.startswith("annotator:"):
+        return sets.filter(kind=SetKind.HUMAN, annotator__username=source.split(":", 1)[1]).first()
+    if source.startswith("machine:"):
+        return (
+            sets.filter(kind=SetKind.MACHINE, source_name=source.split(":", 1)[1])
+            .order_by("-created_at", "-id")
+            .first()
+        )
+    if source != "auto":
+        raise ValueError(f"unknown mask source {source!r}")
+    return (
+        sets.filter(kind=SetKind.GOLD).first()
+        or sets.filter(kind=SetKind.HUMAN, quality_checked=True).order_by("id").first()
+        or sets.filter(kind=SetKind.HUMAN).exclude(status="in_progress").order_by("id").first()
+        or sets.filter(kind=SetKind.MACHINE).order_by("-created_at", "-id").first()
+    )
+
+
+def masked_spans(annotation_set: AnnotationSet | None) -> list[tuple[int, int, str]]:
+    if annotation_set is None:
+        return []
+    return list(
+        annotation_set.spans.filter(identifier_type__in=MASKED_IDENTIFIER_TYPES)
+        .order_by("start", "end")
+        .values_list("start", "end", "entity_type")
+    )
+
+
+def project_export_masks(*, project: Project, source: str = "auto") -> dict[str, list[list[int]]]:
+    """TAB's evaluation format ``{doc_id: [[start, end], ...]}``."""
+    out: dict[str, list[list[int]]] = {}
+    for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
+        spans = masked_spans(masking_set(document=document, source=source))
+        out[document.external_id] = [[start, end] for start, end, _ in spans]
+    return out
+
+
+def project_export_release(
+    *, project: Project, source: str = "auto", style: str = "type"
+) -> Iterator[dict[str, Any]]:
+    """The released texts: ``{"doc_id", "text"}`` with each masked span replaced."""
+    for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
+        spans = masked_spans(masking_set(document=document, source=source))
+        yield {"doc_id": document.external_id, "text": release_text(document.text, spans, style)}

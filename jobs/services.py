@@ -1,0 +1,234 @@
+"""Job lifecycle and model versions.
+
+A job row is the single source of truth about background work: the Celery task
+only carries the job id. ``job_create`` queues the task after the surrounding
+transaction commits, so a worker never looks for a row that is not there yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import logging
+
+from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
+from django.utils import timezone
+
+from jobs.models import FINISHED_STATUSES, Job, JobKind, JobStatus, ModelVersion
+
+logger = logging.getLogger(__name__)
+
+LOG_TAIL_CHARS = 8000
+PROGRESS_DB = "progress"
+
+# Celery task name and queue per job kind; tasks are looked up by name so this module
+# does not import the worker code.
+JOB_TASKS: dict[str, tuple[str, str]] = {
+    JobKind.IMPORT: ("sanitizer.import_documents", "cpu"),
+    JobKind.PREANNOTATE: ("sanitizer.preannotate", "gpu"),
+    JobKind.TRAIN_RECOGNIZER: ("sanitizer.train_recognizer", "gpu"),
+    JobKind.KB_IMPORT: ("sanitizer.kb_import", "cpu"),
+    JobKind.DISTANT_LABEL: ("sanitizer.distant_label", "cpu"),
+    JobKind.TRAIN_MASKER: ("sanitizer.train_masker", "gpu"),
+}
+
+
+class JobCancelledError(Exception):
+    """Raised inside a running task when its job was cancelled."""
+
+
+class JobStateError(Exception):
+    """An operation that does not fit the job's status (HTTP 400)."""
+
+
+def _enqueue(job_id: int, task_name: str, queue: str) -> None:
+    from sanitizer_app.celery import app
+
+    result = app.send_task(task_name, args=[job_id], queue=queue)
+    Job.objects.filter(pk=job_id).update(celery_task_id=result.id)
+
+
+@transaction.atomic
+def job_create(
+    *,
+    kind: str,
+    params: dict[str, Any],
+    project: Any = None,
+    created_by: Any = None,
+    queue: str | None = None,
+) -> Job:
+    if kind not in JOB_TASKS:
+        raise JobStateError(f"unknown job kind {kind!r}")
+    task_name, default_queue = JOB_TASKS[kind]
+    job = Job(
+        kind=kind,
+        params=params,
+        project=project,
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        queue=queue or default_queue,
+    )
+    job.full_clean()
+    job.save()
+    transaction.on_commit(lambda: _enqueue(job.pk, task_name, job.queue))
+    return job
+
+
+@transaction.atomic
+def job_start(*, job_id: int, task_id: str = "") -> Job | None:
+    """Claim the job for this task run, or return None if there is nothing to do.
+
+    A finished or cancelled job is never run again; a running job is resumed only
+    by a redelivery of the same Celery task (the worker died mid-run).
+    """
+    job = Job.objects.select_for_update().filter(pk=job_id).first()
+    if job is None or job.status in FINISHED_STATUSES:
+        return None
+    if job.status == JobStatus.RUNNING and task_id and job.celery_task_id not in ("", task_id):
+        return None
+    job.status = JobStatus.RUNNING
+    job.started_at = job.started_at or timezone.now()
+    job.attempts += 1
+    if task_id:
+        job.celery_task_id = task_id
+    job.save(update_fields=["status", "started_at", "attempts", "celery_task_id"])
+    return job
+
+
+def _append_log(tail: str, message: str) -> str:
+    stamp = timezone.now().strftime("%H:%M:%S")
+    tail = f"{tail}{stamp} {message}\n"
+    return tail[-LOG_TAIL_CHARS:]
+
+
+def _progress_alias() -> str:
+    # Progress is written on its own connection so that it commits (and shows) while a
+    # long all-or-nothing transaction on "default" is still open.
+    return PROGRESS_DB if PROGRESS_DB in connections.databases else DEFAULT_DB_ALIAS
+
+
+def _write_tail(job_id: int, done: int | None, total: int | None, message: str) -> None:
+    alias = _progress_alias()
+    try:
+        with transaction.atomic(using=alias):
+            job = (
+                Job.objects.using(alias).select_for_update().only("status", "log_tail").get(pk=job_id)
+            )
+            if job.status == JobStatus.CANCELLED:
+                raise JobCancelledError(job_id)
+            updates: dict[str, Any] = {}
+            if total is not None and done is not None:
+                updates["progress_total"] = total
+                updates["progress_done"] = min(done, total) if total else done
+            if message:
+                updates["log_tail"] = _append_log(job.log_tail, message)
+            if updates:
+                Job.objects.using(alias).filter(pk=job_id).update(**updates)
+    except OperationalError:
+        if alias == DEFAULT_DB_ALIAS or connections[alias].vendor != "sqlite":
+            raise
+        # SQLite has one writer at a time: while the job's own transaction holds the
+        # lock, progress is dropped rather than blocking the work.
+        logger.debug("progress of job %s not recorded: database locked", job_id)
+
+
+def job_progress(*, job_id: int, done: int, total: int, message: str = "") -> None:
+    """Record progress; raises :class:`JobCancelledError` if the job was cancelled meanwhile."""
+    _write_tail(job_id, done, total, message)
+
+
+def job_log(*, job_id: int, message: str) -> None:
+    _write_tail(job_id, None, None, message)
+
+
+def _finish(job_id: int, status: str, **fields: Any) -> Job:
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        if job.status in FINISHED_STATUSES:
+            return job
+        job.status = status
+        job.finished_at = timezone.now()
+        for key, value in fields.items():
+            setattr(job, key, value)
+        if status == JobStatus.SUCCEEDED and job.progress_total:
+            job.progress_done = job.progress_total
+        job.save()
+        return job
+
+
+def job_succeed(*, job_id: int, result: dict[str, Any], message: str = "done") -> Job:
+    job = Job.objects.only("log_tail").get(pk=job_id)
+    return _finish(job_id, JobStatus.SUCCEEDED, result=result, log_tail=_append_log(job.log_tail, message))
+
+
+def job_fail(*, job_id: int, error: str) -> Job:
+    job = Job.objects.only("log_tail").get(pk=job_id)
+    return _finish(
+        job_id,
+        JobStatus.FAILED,
+        error=error[-4000:],
+        log_tail=_append_log(job.log_tail, f"failed: {error.splitlines()[0] if error else ''}"),
+    )
+
+
+def job_cancel(*, job: Job, user: Any = None) -> Job:
+    """Cancel a queued or running job; a running task stops at its next progress report."""
+    if job.status in FINISHED_STATUSES:
+        raise JobStateError(f"the job already {job.status}")
+    who = getattr(user, "username", "") or "system"
+    job = _finish(job.pk, JobStatus.CANCELLED, log_tail=_append_log(job.log_tail, f"cancelled by {who}"))
+    if job.celery_task_id and job.status == JobStatus.CANCELLED:
+        from sanitizer_app.celery import app
+
+        # Only drops a task that has not started; a running one sees the status.
+        app.control.revoke(job.celery_task_id)
+    return job
+
+
+# --- model versions ------------------------------------------------------------------
+
+
+@transaction.atomic
+def model_version_create(
+    *,
+    kind: str,
+    name: str,
+    version: str,
+    artefact_path: str,
+    base_model: str = "",
+    config: dict[str, Any] | None = None,
+    training_summary: dict[str, Any] | None = None,
+    metrics: dict[str, Any] | None = None,
+    project: Any = None,
+    job: Job | None = None,
+    created_by: Any = None,
+    activate: bool = False,
+) -> ModelVersion:
+    model_version = ModelVersion(
+        kind=kind,
+        name=name,
+        version=version,
+        artefact_path=artefact_path,
+        base_model=base_model,
+        config=config or {},
+        training_summary=training_summary or {},
+        metrics=metrics or {},
+        project=project,
+        job=job,
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+    )
+    model_version.full_clean()
+    model_version.save()
+    if activate:
+        model_version_activate(model_version=model_version)
+    return model_version
+
+
+@transaction.atomic
+def model_version_activate(*, model_version: ModelVersion) -> ModelVersion:
+    """Make this the active model of its kind (per project, or shared)."""
+    ModelVersion.objects.select_for_update().filter(
+        kind=model_version.kind, project=model_version.project, is_active=True
+    ).exclude(pk=model_version.pk).update(is_active=False)
+    model_version.is_active = True
+    model_version.save(update_fields=["is_active"])
+    return model_version

@@ -1,0 +1,32 @@
+"""The Celery application.
+
+Two queues: ``cpu`` for parsing, indexing and solving, ``gpu`` for model training
+and inference (a gpu worker runs where CUDA exists; torch picks the device, so
+the same task also runs on a CPU-only worker listening on ``gpu``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings")
+
+app = Celery("sanitizer_app")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    task_default_queue="cpu",
+    task_queues=(Queue("cpu"), Queue("gpu")),
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    # Job state lives in the Job table, not in a result backend.
+    task_ignore_result=True,
+    broker_connection_retry_on_startup=True,
+)
+app.autodiscover_tasks(["workers"])

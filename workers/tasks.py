@@ -1,0 +1,115 @@
+"""Celery tasks: thin wrappers that take a job id and call services or plain-Python code.
+
+Every task re-reads its job first (``job_start``): a finished or cancelled job is
+never run twice. Progress goes into the Job row. Only transient infrastructure
+errors (database or broker connection) are retried; anything else fails the job
+with its traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError
+
+from workers.formats.tab import FormatError
+from annotation.services import DomainError
+from jobs.models import Job
+from jobs.services import (
+    JobCancelledError,
+    job_fail,
+    job_log,
+    job_progress,
+    job_start,
+    job_succeed,
+)
+
+logger = logging.getLogger(__name__)
+
+# Problems with the user's input: the message is the whole story, no traceback.
+USER_ERRORS: tuple[type[BaseException], ...] = (FormatError, DomainError)
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, ConnectionError)
+
+
+class Reporter:
+    """Progress sink handed to services and plain-Python code as a callback."""
+
+    def __init__(self, job_id: int, min_interval: int = 1):
+        self.job_id = job_id
+        self._last_done = -1
+        self._min_interval = min_interval
+
+    def __call__(self, done: int, total: int, message: str = "") -> None:
+        # Throttle row updates on fine-grained progress; messages always go through.
+        if message or done - self._last_done >= self._min_interval or done >= total:
+            job_progress(job_id=self.job_id, done=done, total=total, message=message)
+            self._last_done = done
+
+    def log(self, message: str) -> None:
+        job_log(job_id=self.job_id, message=message)
+
+
+def run_job(task: Task, job_id: int, body: Callable[[Job, Reporter], dict[str, Any]]) -> None:
+    job = job_start(job_id=job_id, task_id=task.request.id or "")
+    if job is None:
+        logger.info("job %s has nothing to do (finished, cancelled or taken)", job_id)
+        return
+    reporter = Reporter(job_id)
+    try:
+        result = body(job, reporter)
+    except JobCancelledError:
+        logger.info("job %s cancelled", job_id)
+    except USER_ERRORS as exc:
+        job_fail(job_id=job_id, error=str(exc))
+    except SoftTimeLimitExceeded:
+        job_fail(job_id=job_id, error="time limit exceeded")
+    except TRANSIENT_ERRORS as exc:
+        if task.request.retries < (task.max_retries or 0):
+            from django.db import connection
+
+            connection.close()
+            Job.objects.filter(pk=job_id).update(status="queued")
+            raise task.retry(exc=exc, countdown=5 * 2**task.request.retries) from exc
+        job_fail(job_id=job_id, error=traceback.format_exc())
+    except Exception:
+        job_fail(job_id=job_id, error=traceback.format_exc())
+    else:
+        job_succeed(job_id=job_id, result=result)
+
+
+def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
+    from annotation.models import Project
+    from annotation.services import document_import
+
+    project = Project.objects.get(pk=job.project_id)
+    path = Path(job.params["path"])
+    fmt = job.params["format"]
+    reporter.log(f"importing {path.name} ({fmt})")
+    summary = document_import(
+        project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
+    )
+    reporter.log(
+        f"imported {summary.documents} documents, {summary.annotation_sets} sets, {summary.spans} spans"
+    )
+    if job.params.get("delete_after"):
+        path.unlink(missing_ok=True)
+    return summary.as_dict()
+
+
+@shared_task(
+    bind=True,
+    name="sanitizer.import_documents",
+    queue="cpu",
+    soft_time_limit=3000,
+    time_limit=3300,
+    max_retries=3,
+    acks_late=True,
+)
+def import_documents(self: Task, job_id: int) -> None:
+    run_job(self, job_id, _import_documents)
