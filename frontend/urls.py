@@ -1,5 +1,10 @@
-"""URL routes of the frontend app."""
+"""Browser pages."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from frontend import views
+
+app_name = "frontend"
+urlpatterns = [
+    path("", views.home, name="home"),
+]

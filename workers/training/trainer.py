@@ -181,6 +181,7 @@ def train(
     epoch with the best dev score (``config.early_stopping_metric``: token micro-F1 or
     loss) is kept; without, the last state is saved. ``progress_callback(done, total,
     message)`` is called about 50 times over the run and after each evaluation.
+    Ties in dev F1 are broken by dev loss.
 
     Side effects: writes the model, tokenizer and ``sanitizer_model.json`` into
     ``output_dir`` (created if needed, files overwritten); sets torch's CPU thread
@@ -298,7 +299,7 @@ def train(
         _write_manifest(out, manifest(metrics, best_epoch))
 
     history: list[dict[str, float]] = []
-    best_score = -math.inf
+    best_score: tuple[float, float] = (-math.inf, -math.inf)
     best_metrics: dict[str, float] = {}
     best_epoch: int | None = None
     bad_epochs = 0
@@ -339,10 +340,12 @@ def train(
         metrics["step"] = float(step)
         metrics["train_loss"] = running / max(seen, 1)
         history.append(metrics)
+        # F1 plateaus (often at 1.0 on easy data); dev loss breaks its ties so the
+        # saved epoch keeps improving while F1 is flat.
         score = (
-            metrics["token_f1"]
+            (metrics["token_f1"], -metrics["dev_loss"])
             if config.early_stopping_metric == "dev_f1"
-            else -metrics["dev_loss"]
+            else (-metrics["dev_loss"], metrics["token_f1"])
         )
         message = (
             f"epoch {epoch} dev loss {metrics['dev_loss']:.4f} "

@@ -1,0 +1,114 @@
+"""The README's demo: the real server (gunicorn + a Celery worker on the file-system
+broker, SQLite) comes up with demo data and shows the demo annotator their documents."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_DOC_IDS = {d["doc_id"] for d in json.loads((REPO / "fixtures/demo/tab_sample.json").read_text())}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory: pytest.TempPathFactory):
+    var_dir = tmp_path_factory.mktemp("demo-var")
+    port = _free_port()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(SANITIZER_VAR_DIR=str(var_dir), SANITIZER_DEMO="1", HF_HUB_OFFLINE="1")
+    log = (var_dir / "demo.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "demo", "--port", str(port), "--web-workers", "1"],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(base + "/accounts/login/", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    output = (var_dir / "demo.log").read_text(errors="replace")
+    if proc.poll() is not None:
+        pytest.fail(f"demo server exited early:\n{output}")
+    yield base, var_dir
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _browser() -> urllib.request.OpenerDirector:
+    jar = http.cookiejar.CookieJar()
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+
+def _login(base: str, username: str, password: str) -> urllib.request.OpenerDirector:
+    opener = _browser()
+    page = opener.open(base + "/accounts/login/").read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token, page
+    body = urllib.parse.urlencode(
+        {"csrfmiddlewaretoken": token.group(1), "username": username, "password": password, "next": "/"}
+    ).encode()
+    request = urllib.request.Request(base + "/accounts/login/", data=body, headers={"Referer": base + "/accounts/login/"})
+    opener.open(request).read()
+    return opener
+
+
+def test_demo_prints_url_and_logins(demo_server):
+    base, var_dir = demo_server
+    output = (var_dir / "demo.log").read_text()
+    assert f"running at http://localhost:{base.rsplit(':', 1)[1]}/" in output
+    for username in ("admin", "reviewer", "alice", "bob"):
+        assert re.search(rf"\b{username} / demo-{username}-pass", output), output
+    deadline = time.monotonic() + 60
+    while " ready." not in output and time.monotonic() < deadline:
+        time.sleep(0.5)
+        output = (var_dir / "demo.log").read_text()
+    assert " ready." in output  # the Celery worker came up on the file-system broker
+
+
+def test_demo_annotator_sees_their_documents(demo_server):
+    base, _ = demo_server
+    page = _login(base, "alice", "demo-alice-pass").open(base + "/").read().decode()
+    shown = set(re.findall(r'<td class="doc-id">([^<]+)</td>', page))
+    assert shown == DEMO_DOC_IDS
+    assert "My queue" in page
+
+
+def test_demo_anonymous_is_sent_to_login(demo_server):
+    base, _ = demo_server
+    with urllib.request.urlopen(base + "/") as response:
+        assert response.url.startswith(base + "/accounts/login/")
