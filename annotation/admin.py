@@ -37,7 +37,15 @@ class AnnotationSetAdmin(admin.ModelAdmin):
 
 @admin.register(Span)
 class SpanAdmin(admin.ModelAdmin):
-    list_display = ("id", "annotation_set", "start", "end", "entity_type", "identifier_type", "text")
+    list_display = (
+        "id",
+        "annotation_set",
+        "start",
+        "end",
+        "entity_type",
+        "identifier_type",
+        "text",
+    )
     list_filter = ("entity_type", "identifier_type")
 
 

@@ -22,6 +22,7 @@ from annotation.services import (
 )
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
+DISTANT_DIR = Path(settings.BASE_DIR) / "fixtures" / "distant"
 
 
 @dataclass
@@ -60,7 +61,9 @@ def demo_load(*, fixtures_dir: Path = DEMO_DIR) -> list[DemoLogin]:
         )
         for user, role in users.values():
             membership_set(project=project, user=user, role=role)
-        document_import(project=project, path=fixtures_dir / "tab_sample.json", fmt="tab", user=admin)
+        document_import(
+            project=project, path=fixtures_dir / "tab_sample.json", fmt="tab", user=admin
+        )
         annotators = [u for u, role in users.values() if role == "annotator"]
         overlap = min(int(spec.get("assign_overlap", 1)), len(annotators))
         for i, document in enumerate(project.documents.order_by("position")):
@@ -68,4 +71,36 @@ def demo_load(*, fixtures_dir: Path = DEMO_DIR) -> list[DemoLogin]:
                 assignment_create(
                     document=document, user=annotators[(i + j) % len(annotators)], created_by=admin
                 )
+    _demo_biographies(spec, users)
     return logins
+
+
+def _demo_biographies(spec: dict, users: dict) -> None:
+    """A second project: synthetic biographies labelled against a synthetic knowledge base."""
+    from knowledge.services import distant_label_project, knowledge_base_create
+
+    name = spec.get("distant_project", "Demo: synthetic biographies")
+    if Project.objects.filter(name=name).exists():
+        return
+    admin = next(u for u, role in users.values() if role == "admin")
+    project = project_create(
+        name=name,
+        created_by=admin,
+        description="Generated people: distant labels for k-anonymity against a knowledge base.",
+        k_anonymity=5,
+    )
+    for user, role in users.values():
+        membership_set(project=project, user=user, role=role)
+    document_import(project=project, path=DISTANT_DIR / "docs.json", fmt="tab", user=admin)
+    annotators = [u for u, role in users.values() if role == "annotator"]
+    for i, document in enumerate(project.documents.order_by("position")[:10]):
+        assignment_create(document=document, user=annotators[i % len(annotators)], created_by=admin)
+    kb = knowledge_base_create(
+        name="Synthetic people (2,000)",
+        source_path=DISTANT_DIR / "kb.jsonl",
+        source_format="jsonl",
+        project=project,
+        created_by=admin,
+        background=False,
+    )
+    distant_label_project(project=project, knowledge_base=kb, k=project.k_anonymity, max_arity=3)

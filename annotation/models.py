@@ -70,9 +70,7 @@ class Project(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(k_anonymity__gte=1), name="project_k_at_least_one"
-            ),
+            models.CheckConstraint(condition=Q(k_anonymity__gte=1), name="project_k_at_least_one"),
             models.CheckConstraint(
                 condition=Q(risk_threshold__gte=0) & Q(risk_threshold__lte=1),
                 name="project_risk_threshold_unit_interval",
@@ -155,6 +153,9 @@ class Assignment(models.Model):
             models.UniqueConstraint(fields=["document", "user"], name="assignment_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.document_id} → {self.user_id}"
+
 
 class SetKind(models.TextChoices):
     HUMAN = "human", "Human annotation"
@@ -179,9 +180,7 @@ class SetStatus(models.TextChoices):
 
 
 class AnnotationSet(models.Model):
-    document = models.ForeignKey(
-        Document, on_delete=models.CASCADE, related_name="annotation_sets"
-    )
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="annotation_sets")
     kind = models.CharField(max_length=8, choices=SetKind.choices)
     source = models.CharField(max_length=16, choices=SetSource.choices, default=SetSource.MANUAL)
     annotator = models.ForeignKey(
@@ -194,7 +193,7 @@ class AnnotationSet(models.Model):
     )
     # For machine runs: what produced the spans, so every prediction can be traced.
     source_name = models.CharField(max_length=255, blank=True)
-    source_version = models.CharField(max_length=255, blank=True)
+    source_version = models.CharField(max_length=1000, blank=True)
     model_version = models.ForeignKey(
         "jobs.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -262,7 +261,9 @@ class Span(models.Model):
         choices=ConfidentialStatus.choices,
         default=ConfidentialStatus.NOT_CONFIDENTIAL,
     )
-    entity_id = models.CharField(max_length=255, blank=True, help_text="Links co-referent mentions.")
+    entity_id = models.CharField(
+        max_length=255, blank=True, help_text="Links co-referent mentions."
+    )
     mention_id = models.CharField(max_length=255, blank=True, help_text="TAB entity_mention_id.")
     confidence = models.FloatField(null=True, blank=True)
     note = models.TextField(blank=True)
@@ -277,13 +278,19 @@ class Span(models.Model):
     class Meta:
         ordering = ["annotation_set_id", "start", "end", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(end__gt=models.F("start")), name="span_start_before_end"),
             models.CheckConstraint(
-                condition=Q(confidence__isnull=True) | (Q(confidence__gte=0) & Q(confidence__lte=1)),
+                condition=Q(end__gt=models.F("start")), name="span_start_before_end"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True)
+                | (Q(confidence__gte=0) & Q(confidence__lte=1)),
                 name="span_confidence_unit_interval",
             ),
         ]
         indexes = [models.Index(fields=["annotation_set", "start"])]
+
+    def __str__(self) -> str:
+        return f"{self.entity_type} {self.start}-{self.end} {self.text!r}"
 
     def clean(self) -> None:
         # Cross-table invariant the database cannot express.
@@ -296,9 +303,6 @@ class Span(models.Model):
             raise ValidationError(
                 {"text": f"span text {self.text!r} differs from the document text at its offsets"}
             )
-
-    def __str__(self) -> str:
-        return f"{self.entity_type} {self.start}-{self.end} {self.text!r}"
 
 
 class SpanAction(models.TextChoices):
@@ -328,3 +332,6 @@ class SpanEvent(models.Model):
     class Meta:
         ordering = ["at", "id"]
         indexes = [models.Index(fields=["span_key"])]
+
+    def __str__(self) -> str:
+        return f"{self.action} span {self.span_key} at {self.at:%Y-%m-%d %H:%M}"

@@ -15,6 +15,7 @@ from annotation.models import (
     Role,
     SetKind,
     Span,
+    SpanEvent,
 )
 from workers.formats.tab import DocumentRecord, MentionRecord, release_text
 
@@ -49,9 +50,9 @@ def documents_for_user(*, user: Any, project: Project | None = None) -> QuerySet
         qs = qs.filter(project=project)
     if user.is_superuser:
         return qs
-    privileged = Membership.objects.filter(
-        user=user, role__in=(Role.REVIEWER, Role.ADMIN)
-    ).values("project_id")
+    privileged = Membership.objects.filter(user=user, role__in=(Role.REVIEWER, Role.ADMIN)).values(
+        "project_id"
+    )
     annotator_projects = Membership.objects.filter(user=user, role=Role.ANNOTATOR).values(
         "project_id"
     )
@@ -68,7 +69,9 @@ def annotator_queue(*, user: Any, project: Project | None = None) -> QuerySet[Do
     qs = Document.objects.filter(assignments__user=user)
     if project is not None:
         qs = qs.filter(project=project)
-    own_sets = AnnotationSet.objects.filter(document=OuterRef("pk"), annotator=user, kind=SetKind.HUMAN)
+    own_sets = AnnotationSet.objects.filter(
+        document=OuterRef("pk"), annotator=user, kind=SetKind.HUMAN
+    )
     return (
         qs.annotate(
             has_own_set=Exists(own_sets),
@@ -103,9 +106,11 @@ def annotation_sets_for_user(*, user: Any, document: Document) -> QuerySet[Annot
 
 
 def annotation_set_visible(*, user: Any, annotation_set: AnnotationSet) -> bool:
-    return annotation_sets_for_user(user=user, document=annotation_set.document).filter(
-        pk=annotation_set.pk
-    ).exists()
+    return (
+        annotation_sets_for_user(user=user, document=annotation_set.document)
+        .filter(pk=annotation_set.pk)
+        .exists()
+    )
 
 
 def annotation_set_editable(*, user: Any, annotation_set: AnnotationSet) -> bool:
@@ -230,3 +235,26 @@ def project_export_release(
     for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
         spans = masked_spans(masking_set(document=document, source=source))
         yield {"doc_id": document.external_id, "text": release_text(document.text, spans, style)}
+
+
+# --- API reads ---------------------------------------------------------------------------
+
+
+def project_memberships(*, project: Project) -> QuerySet[Membership]:
+    return (
+        Membership.objects.filter(project=project).select_related("user").order_by("user__username")
+    )
+
+
+def user_memberships(*, user: Any) -> QuerySet[Membership]:
+    return Membership.objects.filter(user=user).select_related("project").order_by("project__name")
+
+
+def span_events(
+    *, annotation_set: AnnotationSet, span_key: int | None = None
+) -> QuerySet[SpanEvent]:
+    """The audit trail of a set (or of one span in it, deleted or not), oldest first."""
+    qs = SpanEvent.objects.filter(annotation_set=annotation_set).select_related("user")
+    if span_key is not None:
+        qs = qs.filter(span_key=span_key)
+    return qs.order_by("at", "id")

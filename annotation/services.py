@@ -101,7 +101,14 @@ def project_create(
 
 @transaction.atomic
 def project_update(*, project: Project, **changes: Any) -> Project:
-    allowed = {"name", "description", "guidelines", "k_anonymity", "risk_threshold", "privacy_settings"}
+    allowed = {
+        "name",
+        "description",
+        "guidelines",
+        "k_anonymity",
+        "risk_threshold",
+        "privacy_settings",
+    }
     unknown = set(changes) - allowed
     if unknown:
         raise DomainError(f"cannot change {', '.join(sorted(unknown))}")
@@ -118,6 +125,11 @@ def membership_set(*, project: Project, user: Any, role: str) -> Membership:
         project=project, user=user, defaults={"role": role}
     )
     if membership.role != role:
+        if (
+            membership.role == Role.ADMIN
+            and not project.memberships.filter(role=Role.ADMIN).exclude(pk=membership.pk).exists()
+        ):
+            raise DomainError("a project keeps at least one admin")
         membership.role = role
     membership.full_clean()
     membership.save()
@@ -205,7 +217,9 @@ def document_import(
     pending_spans: list[Span] = []
     for record in _records(path, fmt, progress):
         if record.doc_id in existing:
-            raise FormatError("a document with this id already exists in the project", doc_id=record.doc_id)
+            raise FormatError(
+                "a document with this id already exists in the project", doc_id=record.doc_id
+            )
         document = Document(
             project=project,
             external_id=record.doc_id,
@@ -307,6 +321,49 @@ def assignment_create(*, document: Document, user: Any, created_by: UserLike = N
     return assignment
 
 
+@transaction.atomic
+def assignments_round_robin(
+    *,
+    project: Project,
+    document_ids: list[int],
+    annotator_ids: list[int],
+    overlap: int = 1,
+    created_by: UserLike = None,
+) -> list[Assignment]:
+    """Give every document to ``overlap`` different annotators, taking annotators in
+    turn so the load is even; documents and annotators must belong to ``project``."""
+    document_ids = list(dict.fromkeys(document_ids))
+    annotator_ids = list(dict.fromkeys(annotator_ids))
+    if not 1 <= overlap <= len(annotator_ids):
+        raise DomainError(f"overlap must be between 1 and {len(annotator_ids)} (the annotators)")
+    documents = {d.pk: d for d in Document.objects.filter(project=project, pk__in=document_ids)}
+    missing = [pk for pk in document_ids if pk not in documents]
+    if missing:
+        raise DomainError(f"documents not in the project: {missing}")
+    members = {
+        m.user_id: m.user
+        for m in Membership.objects.filter(
+            project=project, user_id__in=annotator_ids
+        ).select_related("user")
+    }
+    outsiders = [pk for pk in annotator_ids if pk not in members]
+    if outsiders:
+        raise DomainError(f"users not in the project: {outsiders}")
+    assignments = []
+    cursor = 0
+    for document_id in document_ids:
+        for _ in range(overlap):
+            user = members[annotator_ids[cursor % len(annotator_ids)]]
+            cursor += 1
+            assignment, _ = Assignment.objects.get_or_create(
+                document=documents[document_id],
+                user=user,
+                defaults={"created_by": _actor(created_by)},
+            )
+            assignments.append(assignment)
+    return assignments
+
+
 # --- annotation sets ------------------------------------------------------------------
 
 
@@ -404,7 +461,11 @@ def gold_set_for_document(*, document: Document, user: UserLike) -> AnnotationSe
 @transaction.atomic
 def gold_publish(*, document: Document, user: UserLike) -> AnnotationSet:
     """Publish the adjudicated set: from now on annotators of the project may see all sets."""
-    gold = AnnotationSet.objects.select_for_update().filter(document=document, kind=SetKind.GOLD).first()
+    gold = (
+        AnnotationSet.objects.select_for_update()
+        .filter(document=document, kind=SetKind.GOLD)
+        .first()
+    )
     if gold is None:
         raise DomainError("the document has no gold set to publish")
     now = timezone.now()
@@ -504,7 +565,9 @@ def span_update(*, span: Span, user: UserLike, expected_version: int, **changes:
     unknown = set(changes) - set(SPAN_EDITABLE_FIELDS)
     if unknown:
         raise DomainError(f"cannot change {', '.join(sorted(unknown))}")
-    locked = Span.objects.select_for_update().select_related("annotation_set__document").get(pk=span.pk)
+    locked = (
+        Span.objects.select_for_update().select_related("annotation_set__document").get(pk=span.pk)
+    )
     if locked.version != expected_version:
         raise StaleVersionError(span_snapshot(locked))
     _ensure_editable(locked.annotation_set)

@@ -62,7 +62,9 @@ def load_tab_data(path: Path) -> tuple[list[str], list[Spans]]:
     return texts, gold
 
 
-def token_scores(texts: Sequence[str], gold: Sequence[Spans], pred: Sequence[Spans]) -> tuple[float, float]:
+def token_scores(
+    texts: Sequence[str], gold: Sequence[Spans], pred: Sequence[Spans]
+) -> tuple[float, float]:
     """Pooled token precision and recall (see module docstring)."""
     tp = n_pred = n_gold = 0
     for text, g_spans, p_spans in zip(texts, gold, pred, strict=True):
@@ -121,20 +123,24 @@ def presidio_detector(model: str) -> Detector:
     engine = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
 
     def run(texts: Sequence[str]) -> list[Spans]:
-        return [
-            [(r.start, r.end) for r in engine.analyze(text=t, language="en")] for t in texts
-        ]
+        return [[(r.start, r.end) for r in engine.analyze(text=t, language="en")] for t in texts]
 
     return run
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run every system on every dataset and print one table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--presidio", type=Path, default=Path("/work/shared/data/presidio_synth_dataset_v2.json"))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--presidio", type=Path, default=Path("/work/shared/data/presidio_synth_dataset_v2.json")
+    )
     parser.add_argument("--tab", type=Path, default=Path("/work/shared/data/tab_sample.json"))
     parser.add_argument("--model", default=DEFAULT_SPACY_MODEL)
-    parser.add_argument("--limit", type=int, default=0, help="use only the first N docs of each set")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="use only the first N docs of each set"
+    )
     parser.add_argument("--systems", default="recognizer,spacy,presidio")
     args = parser.parse_args(argv)
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.distant.gazetteer import Gazetteer  # noqa: E402
-from workers.distant.index import InvertedIndex, build_index  # noqa: E402
-from workers.distant.kb import read_jsonl_profiles  # noqa: E402
-from workers.distant.labelling import label_document  # noqa: E402
-from workers.distant.synthetic import generate_dataset  # noqa: E402
+from workers.distant.gazetteer import Gazetteer
+from workers.distant.index import InvertedIndex, build_index
+from workers.distant.kb import read_jsonl_profiles
+from workers.distant.labelling import label_document
+from workers.distant.synthetic import generate_dataset
 
 
 def peak_rss_mb() -> float:
@@ -79,10 +79,11 @@ def main(argv: list[str] | None = None) -> None:
         index.save(index_dir)
         gaz.save(index_dir / "gazetteer.pkl")
         save_s = time.perf_counter() - t0
-        print(
-            f"saved in {save_s:.1f}s: index {dir_size_mb(index_dir) - (index_dir / 'gazetteer.pkl').stat().st_size / 2**20:.1f} MiB, "
-            f"gazetteer {(index_dir / 'gazetteer.pkl').stat().st_size / 2**20:.1f} MiB"
-        )
+        gaz_mb = (index_dir / "gazetteer.pkl").stat().st_size / 2**20
+        index_mb = dir_size_mb(index_dir) - gaz_mb
+        print(f"saved in {save_s:.1f}s: index {index_mb:.1f} MiB, gazetteer {gaz_mb:.1f} MiB")
+        # Drop the built structures before reloading so peak RSS reflects one copy.
+        del index
         del gaz
         t0 = time.perf_counter()
         index = InvertedIndex.load(index_dir)

@@ -7,7 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotation.models import Role
-from annotation.selectors import annotator_queue, documents_for_user, project_role, projects_for_user
+from annotation.selectors import (
+    annotator_queue,
+    documents_for_user,
+    project_role,
+    projects_for_user,
+)
 
 
 @login_required

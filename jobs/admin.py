@@ -5,7 +5,15 @@ from jobs.models import Job, ModelVersion
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "project", "status", "progress_done", "progress_total", "created_at")
+    list_display = (
+        "id",
+        "kind",
+        "project",
+        "status",
+        "progress_done",
+        "progress_total",
+        "created_at",
+    )
     list_filter = ("kind", "status")
 
 

@@ -58,12 +58,12 @@ class Job(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status})"
+
     @property
     def is_finished(self) -> bool:
         return self.status in FINISHED_STATUSES
-
-    def __str__(self) -> str:
-        return f"{self.kind} #{self.pk} ({self.status})"
 
 
 class ModelKind(models.TextChoices):
@@ -114,9 +114,9 @@ class ModelVersion(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return self.label
+
     @property
     def label(self) -> str:
         return f"{self.name}@{self.version}"
-
-    def __str__(self) -> str:
-        return self.label

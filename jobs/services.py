@@ -7,9 +7,8 @@ transaction commits, so a worker never looks for a row that is not there yet.
 
 from __future__ import annotations
 
-from typing import Any
-
 import logging
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
 from django.utils import timezone
@@ -27,7 +26,7 @@ JOB_TASKS: dict[str, tuple[str, str]] = {
     JobKind.IMPORT: ("sanitizer.import_documents", "cpu"),
     JobKind.PREANNOTATE: ("sanitizer.preannotate", "gpu"),
     JobKind.TRAIN_RECOGNIZER: ("sanitizer.train_recognizer", "gpu"),
-    JobKind.KB_IMPORT: ("sanitizer.kb_import", "cpu"),
+    JobKind.KB_IMPORT: ("sanitizer.kb_build", "cpu"),
     JobKind.DISTANT_LABEL: ("sanitizer.distant_label", "cpu"),
     JobKind.TRAIN_MASKER: ("sanitizer.train_masker", "gpu"),
 }
@@ -111,7 +110,10 @@ def _write_tail(job_id: int, done: int | None, total: int | None, message: str) 
     try:
         with transaction.atomic(using=alias):
             job = (
-                Job.objects.using(alias).select_for_update().only("status", "log_tail").get(pk=job_id)
+                Job.objects.using(alias)
+                .select_for_update()
+                .only("status", "log_tail")
+                .get(pk=job_id)
             )
             if job.status == JobStatus.CANCELLED:
                 raise JobCancelledError(job_id)
@@ -157,7 +159,9 @@ def _finish(job_id: int, status: str, **fields: Any) -> Job:
 
 def job_succeed(*, job_id: int, result: dict[str, Any], message: str = "done") -> Job:
     job = Job.objects.only("log_tail").get(pk=job_id)
-    return _finish(job_id, JobStatus.SUCCEEDED, result=result, log_tail=_append_log(job.log_tail, message))
+    return _finish(
+        job_id, JobStatus.SUCCEEDED, result=result, log_tail=_append_log(job.log_tail, message)
+    )
 
 
 def job_fail(*, job_id: int, error: str) -> Job:
@@ -175,7 +179,9 @@ def job_cancel(*, job: Job, user: Any = None) -> Job:
     if job.status in FINISHED_STATUSES:
         raise JobStateError(f"the job already {job.status}")
     who = getattr(user, "username", "") or "system"
-    job = _finish(job.pk, JobStatus.CANCELLED, log_tail=_append_log(job.log_tail, f"cancelled by {who}"))
+    job = _finish(
+        job.pk, JobStatus.CANCELLED, log_tail=_append_log(job.log_tail, f"cancelled by {who}")
+    )
     if job.celery_task_id and job.status == JobStatus.CANCELLED:
         from sanitizer_app.celery import app
 

@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO_DOC_IDS = {d["doc_id"] for d in json.loads((REPO / "fixtures/demo/tab_sample.json").read_text())}
+DEMO_DOC_IDS = {
+    d["doc_id"] for d in json.loads((REPO / "fixtures/demo/tab_sample.json").read_text())
+}
 
 
 def _free_port() -> int:
@@ -80,9 +82,16 @@ def _login(base: str, username: str, password: str) -> urllib.request.OpenerDire
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
     assert token, page
     body = urllib.parse.urlencode(
-        {"csrfmiddlewaretoken": token.group(1), "username": username, "password": password, "next": "/"}
+        {
+            "csrfmiddlewaretoken": token.group(1),
+            "username": username,
+            "password": password,
+            "next": "/",
+        }
     ).encode()
-    request = urllib.request.Request(base + "/accounts/login/", data=body, headers={"Referer": base + "/accounts/login/"})
+    request = urllib.request.Request(
+        base + "/accounts/login/", data=body, headers={"Referer": base + "/accounts/login/"}
+    )
     opener.open(request).read()
     return opener
 

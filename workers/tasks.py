@@ -18,7 +18,6 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
-from workers.formats.tab import FormatError
 from annotation.services import DomainError
 from jobs.models import Job
 from jobs.services import (
@@ -29,12 +28,17 @@ from jobs.services import (
     job_start,
     job_succeed,
 )
+from workers.formats.tab import FormatError
 
 logger = logging.getLogger(__name__)
 
 # Problems with the user's input: the message is the whole story, no traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (FormatError, DomainError)
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, ConnectionError)
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    ConnectionError,
+)
 
 
 class Reporter:
@@ -95,7 +99,8 @@ def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
         project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
     )
     reporter.log(
-        f"imported {summary.documents} documents, {summary.annotation_sets} sets, {summary.spans} spans"
+        f"imported {summary.documents} documents, {summary.annotation_sets} sets, "
+        f"{summary.spans} spans"
     )
     if job.params.get("delete_after"):
         path.unlink(missing_ok=True)
@@ -113,3 +118,124 @@ def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
 )
 def import_documents(self: Task, job_id: int) -> None:
     run_job(self, job_id, _import_documents)
+
+
+def _preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:
+    from annotation.models import Project
+    from annotation.preannotation import preannotate_documents
+    from jobs.models import ModelVersion
+
+    project = Project.objects.get(pk=job.project_id)
+    model_version = None
+    if job.params.get("model_version_id"):
+        model_version = ModelVersion.objects.get(pk=job.params["model_version_id"])
+    return preannotate_documents(
+        project=project,
+        job=job,
+        model_version=model_version,
+        document_ids=job.params.get("document_ids"),
+        skip_existing=job.params.get("skip_existing", True),
+        batch_size=int(job.params.get("batch_size", 8)),
+        progress=reporter,
+    )
+
+
+@shared_task(
+    bind=True,
+    name="sanitizer.preannotate",
+    queue="gpu",
+    soft_time_limit=6 * 3600,
+    time_limit=6 * 3600 + 300,
+    max_retries=3,
+    acks_late=True,
+)
+def preannotate(self: Task, job_id: int) -> None:
+    run_job(self, job_id, _preannotate)
+
+
+def _train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
+    from annotation.models import Project
+    from jobs.training import recognizer_train
+
+    project = Project.objects.get(pk=job.project_id)
+    model_version = recognizer_train(
+        project=project, params=job.params, job=job, created_by=job.created_by, progress=reporter
+    )
+    return {
+        "model_version_id": model_version.pk,
+        "model": model_version.label,
+        "metrics": model_version.metrics,
+        "active": model_version.is_active,
+    }
+
+
+@shared_task(
+    bind=True,
+    name="sanitizer.train_recognizer",
+    queue="gpu",
+    soft_time_limit=12 * 3600,
+    time_limit=12 * 3600 + 600,
+    max_retries=1,
+    acks_late=True,
+)
+def train_recognizer(self: Task, job_id: int) -> None:
+    run_job(self, job_id, _train_recognizer)
+
+
+def _kb_build(job: Job, reporter: Reporter) -> dict[str, Any]:
+    from knowledge.models import KnowledgeBase
+    from knowledge.services import knowledge_base_build
+
+    kb = KnowledgeBase.objects.get(pk=job.params["knowledge_base_id"])
+    reporter.log(f"indexing {kb.source_format} knowledge base {kb.name}")
+    kb = knowledge_base_build(knowledge_base=kb, progress=Reporter(job.pk, min_interval=10_000))
+    return {
+        "knowledge_base_id": kb.pk,
+        "persons": kb.n_persons,
+        "terms": kb.n_terms,
+        "index_bytes": kb.index_bytes,
+    }
+
+
+@shared_task(
+    bind=True,
+    name="sanitizer.kb_build",
+    queue="cpu",
+    soft_time_limit=12 * 3600,
+    time_limit=12 * 3600 + 600,
+    max_retries=1,
+    acks_late=True,
+)
+def kb_build(self: Task, job_id: int) -> None:
+    run_job(self, job_id, _kb_build)
+
+
+def _distant_label(job: Job, reporter: Reporter) -> dict[str, Any]:
+    from annotation.models import Project
+    from knowledge.models import KnowledgeBase
+    from knowledge.services import distant_label_project
+
+    params = job.params
+    return distant_label_project(
+        project=Project.objects.get(pk=job.project_id),
+        knowledge_base=KnowledgeBase.objects.get(pk=params["knowledge_base_id"]),
+        k=int(params["k"]),
+        max_arity=int(params.get("max_arity", 3)),
+        selection=params.get("selection", "greedy"),
+        seed=int(params.get("seed", 0)),
+        job=job,
+        progress=reporter,
+    )
+
+
+@shared_task(
+    bind=True,
+    name="sanitizer.distant_label",
+    queue="cpu",
+    soft_time_limit=6 * 3600,
+    time_limit=6 * 3600 + 300,
+    max_retries=3,
+    acks_late=True,
+)
+def distant_label(self: Task, job_id: int) -> None:
+    run_job(self, job_id, _distant_label)

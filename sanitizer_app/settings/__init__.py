@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "annotation",
     "jobs",
+    "knowledge",
     "frontend",
 ]
 
@@ -96,6 +97,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite cannot create the folder of its file.
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # Short write transactions from the web process and the worker share one file.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
     DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -162,6 +165,15 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Documents, annotation sets, spans, jobs and model versions.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Several models have a "status" or "kind" field with different choices.
+    "ENUM_NAME_OVERRIDES": {
+        "DocumentStatusEnum": "annotation.models.DocumentStatus",
+        "SetKindEnum": "annotation.models.SetKind",
+        "SetStatusEnum": "annotation.models.SetStatus",
+        "JobKindEnum": "jobs.models.JobKind",
+        "JobStatusEnum": "jobs.models.JobStatus",
+        "ModelKindEnum": "jobs.models.ModelKind",
+    },
 }
 
 # Celery. Redis in deployment; Kombu's file-system transport when no URL is set.

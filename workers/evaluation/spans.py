@@ -100,6 +100,13 @@ class IgnorableText:
         for m in regex.finditer(span_text):
             yield m.span()
 
+    def is_ignorable(self, span_text: str) -> bool:
+        """Whether the whole of ``span_text`` may stay unmasked (e.g. a lone "the")."""
+        covered = np.zeros(len(span_text), dtype=bool)
+        for start, end in self.ignorable_ranges(span_text):
+            covered[start:end] = True
+        return bool(covered.all())
+
 
 DEFAULT_IGNORABLE = IgnorableText()
 

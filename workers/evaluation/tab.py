@@ -13,7 +13,9 @@ Definitions follow Pilán et al. (2022) and the benchmark's ``evaluation.py``:
   masked; ``ER_direct`` over entities with a DIRECT mention, ``ER_quasi`` over
   the others. Token-level recall: share of ``\\w+`` tokens of the mentions to
   mask that are masked (a token made only of an ignorable word counts as
-  masked, as in TAB). Mention-level recall likewise per mention. Recall
+  masked, as in TAB, so that even empty masks get some token recall; with
+  ``drop_ignorable_tokens`` such tokens are left out of the count instead).
+  Mention-level recall likewise per mention. Recall
   ``token_recall_by_type`` groups tokens by the entity's type (its first
   mention's ``entity_type``, as TAB).
 * Several annotators: micro-average. Recall pools the entities/tokens of all
@@ -27,7 +29,7 @@ Definitions follow Pilán et al. (2022) and the benchmark's ``evaluation.py``:
   Table 3). A ratio with a zero denominator is reported as 0.0, as in TAB; the
   ``counts`` tell such cases apart.
 
-Deliberate deviations from TAB's script (all documented in the report):
+Deliberate deviations from TAB's script:
 overlapping system spans are merged before tokenising (TAB would count a token
 twice); token/mention recall ignores NO_MASK mentions of an entity that needs
 masking (TAB counts them, although its entity recall does not); an entity is
@@ -35,7 +37,8 @@ direct when any of its mentions to mask is DIRECT (TAB: its first mention);
 ``n_annotators`` counts every annotator listed for the document, including one
 who annotated nothing (TAB counts only annotators with entities); whitespace of
 every kind is ignorable (TAB: only the space); gold documents absent from the
-masks are scored as "nothing masked" unless ``skip_missing_documents``.
+masks are scored as "nothing masked" unless ``skip_missing_documents``;
+``mention_precision`` judges the merged system spans, not each span as given.
 """
 
 from __future__ import annotations
@@ -268,12 +271,15 @@ def evaluate_tab(
     weighting_options: Mapping[str, Any] | None = None,
     ignorable: IgnorableText = DEFAULT_IGNORABLE,
     skip_missing_documents: bool = False,
+    drop_ignorable_tokens: bool = False,
 ) -> TabMetrics:
     """Compute the TAB metrics of ``masks`` against the ``gold`` documents.
 
     ``weighting`` is a registered scheme name (built on the gold texts with
     ``weighting_options``) or a ready :class:`TokenWeighting`; it only affects
     ``token_precision_weighted``. Span labels in ``masks`` are ignored here.
+    ``drop_ignorable_tokens`` leaves tokens that are wholly ignorable (e.g.
+    "the", "Mr") out of token recall rather than counting them as masked.
     Raises ``ValueError`` for masks of unknown documents or outside the text.
     """
     docs = load_gold(gold)
@@ -300,7 +306,7 @@ def evaluate_tab(
         c.n_documents += 1
         c.n_annotations += len(doc.annotators)
         masked = mask_array(len(doc.text), ((s.start, s.end) for s in spans))
-        _count_recall(doc, masked, ignorable, c)
+        _count_recall(doc, masked, ignorable, drop_ignorable_tokens, c)
         _count_precision(doc, masked, scheme, c)
 
     by_type = {
@@ -325,7 +331,11 @@ def evaluate_tab(
 
 
 def _count_recall(
-    doc: GoldDocument, masked: np.ndarray, ignorable: IgnorableText, c: TabCounts
+    doc: GoldDocument,
+    masked: np.ndarray,
+    ignorable: IgnorableText,
+    drop_ignorable_tokens: bool,
+    c: TabCounts,
 ) -> None:
     """Add the recall counts of ``doc`` to ``c`` (mutates ``c``)."""
     text = doc.text
@@ -340,6 +350,8 @@ def _count_recall(
             c.mentions_masked += mention_masked
             entity_masked &= mention_masked
             for ts, te in word_tokens(text, mention.start, mention.end):
+                if drop_ignorable_tokens and ignorable.is_ignorable(text[ts:te]):
+                    continue
                 token_masked = is_span_masked(text, ts, te, masked, ignorable)
                 c.tokens += 1
                 c.tokens_masked += token_masked
@@ -392,6 +404,7 @@ def evaluate_files(
     weighting: str = DEFAULT_WEIGHTING,
     weighting_options: Mapping[str, Any] | None = None,
     skip_missing_documents: bool = False,
+    drop_ignorable_tokens: bool = False,
 ) -> dict[str, Any]:
     """Evaluate a masks JSON file against a TAB JSON file; return :meth:`TabMetrics.to_dict`.
 
@@ -411,5 +424,6 @@ def evaluate_files(
         weighting=weighting,
         weighting_options=weighting_options,
         skip_missing_documents=skip_missing_documents,
+        drop_ignorable_tokens=drop_ignorable_tokens,
     )
     return metrics.to_dict()

@@ -26,6 +26,7 @@ Registered schemes:
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -134,11 +135,18 @@ class MaskedLMWeighting:
         enc = self.tokenizer(text, return_offsets_mapping=True, add_special_tokens=False)
         ids: list[int] = list(enc["input_ids"])
         offsets: list[tuple[int, int]] = [tuple(o) for o in enc["offset_mapping"]]
+        # Sub-word offsets are sorted and disjoint, so the tokens overlapping a span
+        # form a run found by bisecting on their ends.
+        ends = [e for _, e in offsets]
         span_tokens: list[list[int]] = []
         for start, end in spans:
-            span_tokens.append(
-                [i for i, (s, e) in enumerate(offsets) if s < end and e > start and e > s]
-            )
+            toks: list[int] = []
+            i = bisect.bisect_right(ends, start)
+            while i < len(offsets) and offsets[i][0] < end:
+                if offsets[i][1] > offsets[i][0]:
+                    toks.append(i)
+                i += 1
+            span_tokens.append(toks)
         masked_ids = list(ids)
         for toks in span_tokens:
             for i in toks:

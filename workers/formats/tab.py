@@ -117,7 +117,7 @@ class DocumentRecord:
 
 
 def target_person(meta: dict[str, Any], task: str, explicit: str = "") -> str:
-    """The person to protect: an explicit target, else TAB's ``meta.applicant``, else the task line."""
+    """The person to protect: explicit target, else TAB's ``meta.applicant``, else the task line."""
     if explicit:
         return explicit.strip()
     applicant = meta.get("applicant") if isinstance(meta, dict) else None
@@ -129,7 +129,9 @@ def target_person(meta: dict[str, Any], task: str, explicit: str = "") -> str:
 
 def _int_offset(value: Any, name: str, doc_id: str, mention_id: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FormatError(f"{name} must be an integer, got {value!r}", doc_id=doc_id, mention_id=mention_id)
+        raise FormatError(
+            f"{name} must be an integer, got {value!r}", doc_id=doc_id, mention_id=mention_id
+        )
     return value
 
 
@@ -150,18 +152,23 @@ def parse_mention(raw: Any, *, doc_id: str, text: str, position: int) -> Mention
         )
     if start >= end:
         raise FormatError(
-            f"start_offset {start} is not before end_offset {end}", doc_id=doc_id, mention_id=mention_id
+            f"start_offset {start} is not before end_offset {end}",
+            doc_id=doc_id,
+            mention_id=mention_id,
         )
     span_text = raw.get("span_text", text[start:end])
     if span_text != text[start:end]:
         raise FormatError(
-            f"span_text {span_text!r} differs from the text at {start}..{end} ({text[start:end]!r})",
+            f"span_text {span_text!r} differs from the text at {start}..{end} "
+            f"({text[start:end]!r})",
             doc_id=doc_id,
             mention_id=mention_id,
         )
     entity_type = raw["entity_type"]
     if entity_type not in SEMANTIC_TYPES:
-        raise FormatError(f"unknown entity_type {entity_type!r}", doc_id=doc_id, mention_id=mention_id)
+        raise FormatError(
+            f"unknown entity_type {entity_type!r}", doc_id=doc_id, mention_id=mention_id
+        )
     identifier_type = raw["identifier_type"]
     if identifier_type not in IDENTIFIER_TYPES:
         raise FormatError(
@@ -221,15 +228,19 @@ def parse_tab_document(raw: Any, *, position: int) -> DocumentRecord:
                 )
             seen.add(mention.mention_id)
         annotations[str(annotator)] = mentions
-    split = raw.get("dataset_type") or "none"
-    if split not in (*SPLITS, "none"):
-        raise FormatError(f"unknown dataset_type {split!r}", doc_id=doc_id)
+    dataset_type = raw.get("dataset_type")
+    # Other corpora name their own subsets; those are kept verbatim for export.
+    split = dataset_type if dataset_type in SPLITS else "none"
+    if dataset_type is not None and not isinstance(dataset_type, str):
+        raise FormatError(f"dataset_type must be a string, got {dataset_type!r}", doc_id=doc_id)
     quality = raw.get("quality_checked") or []
     if isinstance(quality, str):
         quality = [quality]
     task = raw.get("task") or ""
     explicit_target = raw.get("target") or ""
     extra = {k: v for k, v in raw.items() if k not in _DOC_CORE_KEYS | {"target"}}
+    if dataset_type is not None and dataset_type not in SPLITS:
+        extra["dataset_type"] = dataset_type
     if explicit_target:
         extra["target"] = explicit_target
     return DocumentRecord(

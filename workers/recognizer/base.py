@@ -56,3 +56,37 @@ def spacy_model_id(model_name: str) -> str:
     """``name-version`` of an installed spaCy model, as recorded in its meta."""
     nlp = load_spacy(model_name, ())
     return f"{nlp.meta.get('lang', 'xx')}_{nlp.meta.get('name', model_name)}-{nlp.meta.get('version', '?')}"
+
+
+@functools.lru_cache(maxsize=4)
+def english_lexicon(model_name: str) -> frozenset[str]:
+    """Lower-case English common words known to the model's rule lemmatizer (WordNet-derived).
+
+    Used to tell capitalised common words ("Rose", "Press") from unknown proper nouns. Returns an
+    empty set when the model has no lemmatizer lookup tables.
+    """
+    nlp = load_spacy(model_name, ())
+    if "lemmatizer" not in nlp.pipe_names:
+        return frozenset()
+    lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
+    if lookups is None or "lemma_index" not in lookups.tables:
+        return frozenset()
+    index = lookups.get_table("lemma_index")
+    words = {w for values in index.values() for w in values if w.isalpha()}
+    # WordNet has no function words; the model's stop list supplies them.
+    words.update(w.lower() for w in nlp.Defaults.stop_words)
+    exceptions = lookups.get_table("lemma_exc") if "lemma_exc" in lookups.tables else {}
+    for table in exceptions.values():
+        words.update(w for w in table if w.isalpha())
+    return frozenset(words)
+
+
+def in_lexicon(word: str, lexicon: frozenset[str]) -> bool:
+    """Whether ``word`` or its regular singular/base form is an English common word."""
+    low = word.lower()
+    if low in lexicon:
+        return True
+    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
+        if low.endswith(suffix) and len(low) > len(suffix) + 2 and low[: -len(suffix)] + repl in lexicon:
+            return True
+    return False

@@ -2,11 +2,11 @@
 
 Policy (``resolve_overlaps``), applied greedily in rank order:
 
-1. **Structured identifiers first.** A span whose ``(source, label)`` is in
-   ``OverlapPolicy.exact`` (by default: CODE spans from ``rules``) outranks everything: an e-mail
-   address or an IBAN must never be split by a tokenizer-driven NER span.
+1. **Structured identifiers first.** A span from a rule named in ``OverlapPolicy.exact_rules``
+   (e-mail, URL, IBAN, phone, card, SSN, IP, ECHR application number...) outranks everything:
+   such identifiers must never be split or relabelled by a tokenizer-driven NER span.
 2. **Longer span wins** otherwise ("5 August 1992" beats "1992", "police officer" beats "officer").
-3. **Component priority breaks length ties**: rules > gazetteer > spacy_ner by default
+3. **Component priority breaks length ties**: rules > gazetteer > spacy_ner > proper_nouns
    (hand-written patterns are more precise than a generic model on the same characters).
 4. **Leftmost** span wins remaining ties, then label order in ``SEMANTIC_TYPES`` (deterministic).
 5. A lower-ranked span that only *partly* overlaps accepted spans is not thrown away when
@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from workers.recognizer.spans import make_span
 from workers.types import SEMANTIC_TYPES, EntitySpan
 
-DEFAULT_PRIORITIES: dict[str, int] = {"rules": 30, "gazetteer": 20, "spacy_ner": 10}
+DEFAULT_PRIORITIES: dict[str, int] = {
+    "rules": 30,
+    "gazetteer": 20,
+    "spacy_ner": 10,
+    "proper_nouns": 5,
+}
 
 
 @dataclass(frozen=True)
@@ -32,19 +37,32 @@ class OverlapPolicy:
     """Parameters of ``resolve_overlaps``; unknown sources get priority 0."""
 
     priorities: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_PRIORITIES))
-    exact: frozenset[tuple[str, str]] = frozenset({("rules", "CODE")})
+    exact_rules: frozenset[str] = frozenset(
+        {
+            "email",
+            "url",
+            "domain",
+            "ipv4",
+            "ipv6",
+            "iban",
+            "ssn",
+            "card_number",
+            "phone",
+            "application_number",
+        }
+    )
     trim_partial: bool = True
 
     def signature(self) -> str:
         """Compact description used in the pipeline version string."""
         prio = ",".join(f"{k}={v}" for k, v in sorted(self.priorities.items()))
-        exact = ",".join(f"{s}:{lab}" for s, lab in sorted(self.exact))
+        exact = ",".join(sorted(self.exact_rules))
         return f"overlap[{prio};exact={exact};trim={int(self.trim_partial)}]"
 
 
 def _rank(span: EntitySpan, policy: OverlapPolicy) -> tuple[int, int, int, int, int]:
     return (
-        1 if (span.source, span.label) in policy.exact else 0,
+        1 if span.source == "rules" and span.attrs.get("rule") in policy.exact_rules else 0,
         span.end - span.start,
         policy.priorities.get(span.source, 0),
         -span.start,

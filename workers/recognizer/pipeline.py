@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ DEFAULT_COMPONENTS: tuple[ComponentSpec, ...] = (
     ComponentSpec("spacy_ner"),
     ComponentSpec("gazetteer"),
     ComponentSpec("rules"),
+    ComponentSpec("proper_nouns"),
 )
 
 
@@ -97,8 +99,7 @@ class Recognizer:
     def __init__(self, config: RecognizerConfig) -> None:
         self.config = config
         self.components: list[Component] = [
-            component_registry.get(spec.name)(**dict(spec.params))  # type: ignore[misc]
-            for spec in config.components
+            self._make_component(spec.name, spec.params) for spec in config.components
         ]
         self.policy = OverlapPolicy(
             priorities=dict(config.priorities), trim_partial=config.trim_partial
@@ -114,6 +115,15 @@ class Recognizer:
             model_id = spacy_model_id(config.spacy_model)
         names = "+".join(c.signature() for c in self.components)
         self.version = f"recognizer-v{config.version}|{names}|{self.policy.signature()}|spacy:{model_id}"
+
+    def _make_component(self, name: str, params: Mapping[str, Any]) -> Component:
+        factory = component_registry.get(name)
+        kwargs = dict(params)
+        # Components that consult the spaCy model (lexicon...) use the pipeline's model unless
+        # their own params name another one.
+        if "spacy_model" in inspect.signature(factory).parameters:
+            kwargs.setdefault("spacy_model", self.config.spacy_model)
+        return factory(**kwargs)  # type: ignore[return-value]
 
     def _finish(self, text: str, candidates: list[EntitySpan]) -> list[EntitySpan]:
         if self.config.drop_legal_references:

@@ -27,6 +27,8 @@ def clean_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     while changed and start < end:
         changed = False
         while start < end and (text[start].isspace() or text[start] in _LEADING_PUNCT):
+            if text[start] == "(" and ")" in text[start:end]:
+                break
             start += 1
             changed = True
         while end > start and text[end - 1].isspace():
@@ -37,7 +39,7 @@ def clean_bounds(text: str, start: int, end: int) -> tuple[int, int]:
             start = m.end()
             changed = True
         while end > start and text[end - 1] in _TRAILING_PUNCT:
-            if text[end - 1] == "." and _ABBREV_END.search(text, max(start, end - 12), end):
+            if text[end - 1] == "." and _ABBREV_END.search(text[max(start, end - 12) : end]):
                 break
             if text[end - 1] == ")" and "(" in text[start : end - 1]:
                 break

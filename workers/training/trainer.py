@@ -323,7 +323,7 @@ def train(
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             step += 1
-            running += float(loss)
+            running += loss.item()
             seen += 1
             if step % report_every == 0 or step == total_steps:
                 report(

@@ -31,7 +31,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true", help="do not start a Celery worker")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for folder in (settings.VAR_DIR, settings.MEDIA_ROOT, settings.UPLOAD_DIR, settings.MODEL_DIR):
+        for folder in (
+            settings.VAR_DIR,
+            settings.MEDIA_ROOT,
+            settings.UPLOAD_DIR,
+            settings.MODEL_DIR,
+        ):
             os.makedirs(folder, exist_ok=True)
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
             for key in ("data_folder_in", "data_folder_out", "processed_folder"):
@@ -46,9 +51,20 @@ class Command(BaseCommand):
             children.append(
                 subprocess.Popen(
                     [
-                        sys.executable, "-m", "celery", "-A", "sanitizer_app", "worker",
-                        "-Q", "cpu,gpu", "--concurrency", "1", "--loglevel", "INFO",
-                        "--hostname", f"demo-{os.getpid()}@%h",
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "sanitizer_app",
+                        "worker",
+                        "-Q",
+                        "cpu,gpu",
+                        "--concurrency",
+                        "1",
+                        "--loglevel",
+                        "INFO",
+                        "--hostname",
+                        f"demo-{os.getpid()}@%h",
                     ],
                     env=env,
                     cwd=settings.BASE_DIR,
@@ -58,19 +74,31 @@ class Command(BaseCommand):
         children.append(
             subprocess.Popen(
                 [
-                    sys.executable, "-m", "gunicorn", "sanitizer_app.wsgi",
-                    "--bind", bind, "--workers", str(options["web_workers"]),
-                    "--timeout", "120", "--access-logfile", "-",
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "sanitizer_app.wsgi",
+                    "--bind",
+                    bind,
+                    "--workers",
+                    str(options["web_workers"]),
+                    "--timeout",
+                    "120",
+                    "--access-logfile",
+                    "-",
                 ],
                 env=env,
                 cwd=settings.BASE_DIR,
             )
         )
-        url = f"http://{'localhost' if options['host'] in ('127.0.0.1', '0.0.0.0') else options['host']}:{options['port']}/"
+        shown_host = "localhost" if options["host"] in ("127.0.0.1", "0.0.0.0") else options["host"]
+        url = f"http://{shown_host}:{options['port']}/"
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Sanitizer workbench running at {url}"))
-        self.stdout.write(f"Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
-                          f"broker: {settings.CELERY_BROKER_URL.split('://', 1)[0]}")
+        self.stdout.write(
+            f"Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
+            f"broker: {settings.CELERY_BROKER_URL.split('://', 1)[0]}"
+        )
         self.stdout.write("Demo logins (username / password):")
         for login in logins:
             self.stdout.write(f"  {login.role:10} {login.username} / {login.password}")

@@ -42,6 +42,11 @@ class Command(BaseCommand):
             action="store_true",
             help="ignore gold documents absent from the masks (default: score them unmasked)",
         )
+        parser.add_argument(
+            "--drop-ignorable-tokens",
+            action="store_true",
+            help='leave tokens such as "the"/"Mr" out of token recall (TAB counts them masked)',
+        )
         parser.add_argument("--indent", type=int, default=None, help="JSON indentation")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -55,6 +60,7 @@ class Command(BaseCommand):
                 weighting=options["weighting"],
                 weighting_options=weighting_options,
                 skip_missing_documents=options["skip_missing"],
+                drop_ignorable_tokens=options["drop_ignorable_tokens"],
             )
         except (OSError, ValueError, KeyError) as exc:
             raise CommandError(str(exc)) from exc

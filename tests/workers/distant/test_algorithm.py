@@ -89,7 +89,9 @@ def test_after_masking_every_combination_is_k_anonymous_or_empty(selection: str)
         postings = {
             f"t{i}": BitMap(rng.sample(range(n_people), rng.randint(1, 30))) for i in range(9)
         }
-        res = terms_to_mask(postings, postings, k=k, max_arity=max_arity, selection=selection, seed=trial)
+        res = terms_to_mask(
+            postings, postings, k=k, max_arity=max_arity, selection=selection, seed=trial
+        )
         kept = [t for t in postings if t not in res.masked]
         for arity in range(1, max_arity + 1):
             for combo in combinations(kept, arity):

@@ -3,7 +3,16 @@
 from workers.distant.gazetteer import Gazetteer, GazetteerMatch
 
 GAZ = Gazetteer.from_strings(
-    ["Lisbon", "Leandro Albano", "Albano", "Freamunde", "5 August 1992", "August 1992", "1992", "port"]
+    [
+        "Lisbon",
+        "Leandro Albano",
+        "Albano",
+        "Freamunde",
+        "5 August 1992",
+        "August 1992",
+        "1992",
+        "port",
+    ]
 )
 
 

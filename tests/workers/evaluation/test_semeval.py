@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workers.evaluation import LabeledSpan, semeval_scores
+from workers.evaluation.spans import SpanLike
 from workers.types import EntitySpan
 
 GOLD = [(0, 10, "PER"), (20, 30, "LOC"), (40, 50, "ORG"), (80, 90, "DATE")]
@@ -70,11 +71,11 @@ def test_exact_match_is_preferred_over_overlap() -> None:
 
 
 def test_documents_and_span_types() -> None:
-    gold = {
+    gold: dict[str, list[SpanLike]] = {
         "a": [EntitySpan(0, 4, "PERSON", "Anna")],
         "b": [{"start": 0, "end": 3, "label": "LOC"}],
     }
-    pred = {"a": [LabeledSpan(0, 4, "PERSON")], "c": [[0, 2, "LOC"]]}
+    pred: dict[str, list[SpanLike]] = {"a": [LabeledSpan(0, 4, "PERSON")], "c": [[0, 2, "LOC"]]}
     r = semeval_scores(gold, pred)
     c = r.counts["strict"]
     # doc a: correct; doc b: gold missed; doc c: prediction spurious.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,7 @@ def test_weighted_precision_uses_the_weighting() -> None:
     class LengthWeighting:
         name = "length"
 
-        def weights(self, text: str, spans: list[tuple[int, int]]) -> list[float]:
+        def weights(self, text: str, spans: Sequence[tuple[int, int]]) -> list[float]:
             return [float(e - s) for s, e in spans]
 
     t = "Anna Berg met Olav Lie in Bergen on 3 May 2001."
@@ -208,6 +209,16 @@ def test_empty_masks() -> None:
     assert m.counts.system_tokens == 0
     assert m.token_precision == 0.0  # no masked token: zero denominator reported as 0
     assert m.f1 == 0.0
+
+
+def test_drop_ignorable_tokens() -> None:
+    # Without Mr, the, of: John Smith | Smith | City Oslo | 1970 -> 5 of 6 masked.
+    m = evaluate_tab([doc1()], masks1(), weighting="uniform", drop_ignorable_tokens=True)
+    assert m.counts.tokens == 6
+    assert m.token_recall == pytest.approx(5 / 6)
+    assert m.er_all == pytest.approx(2 / 3)  # entity recall is unchanged
+    empty = evaluate_tab([doc1()], {"d1": []}, weighting="uniform", drop_ignorable_tokens=True)
+    assert empty.token_recall == 0.0
 
 
 def test_missing_document_counts_as_unmasked_unless_skipped() -> None:

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from workers.evaluation import UnigramWeighting, make_weighting, token_weightings
+from workers.evaluation import (
+    TokenWeighting,
+    UniformWeighting,
+    UnigramWeighting,
+    make_weighting,
+    token_weightings,
+)
 
 
 def test_registry_names_and_errors() -> None:
@@ -16,8 +22,12 @@ def test_registry_names_and_errors() -> None:
         token_weightings.get("nope")
     with pytest.raises(ValueError, match="model_path"):
         make_weighting("masked_lm", [])
+
+    def another_uniform(texts: list[str]) -> TokenWeighting:
+        return UniformWeighting()
+
     with pytest.raises(ValueError, match="already registered"):
-        token_weightings.register("uniform")(lambda texts: None)
+        token_weightings.register("uniform")(another_uniform)
 
 
 def test_corpus_unigram_information() -> None:
@@ -39,14 +49,17 @@ def test_uniform() -> None:
 
 
 def _tiny_mlm(path: Path) -> None:
-    """Save a randomly initialised 1-layer BERT masked LM and its tokenizer to ``path``."""
+    """Save a randomly initialised 1-layer BERT masked LM and its tokenizer to ``path``.
+
+    In transformers 5, ``BertTokenizer`` is the fast (offset-mapping) tokenizer.
+    """
     import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
     words = ["anna", "berg", "met", "olav", "in", "bergen", ".", "the"]
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
+    BertTokenizer(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
     torch.manual_seed(0)
     cfg = BertConfig(
         vocab_size=len(vocab),

@@ -250,6 +250,6 @@ def test_relabel_for_masking_drops_no_mask() -> None:
             ],
         )
     ]
-    (out_text, spans), = relabel_for_masking(examples)
+    ((out_text, spans),) = relabel_for_masking(examples)
     assert out_text == text
     assert [(s.start, s.end, s.label) for s in spans] == [(0, 3, "MASK"), (4, 7, "MASK")]

@@ -1,5 +1,5 @@
 """Built-in recognizer components; importing this package registers them."""
 
-from workers.recognizer.components import gazetteer, rules, spacy_ner
+from workers.recognizer.components import gazetteer, proper_nouns, rules, spacy_ner
 
-__all__ = ["gazetteer", "rules", "spacy_ner"]
+__all__ = ["gazetteer", "proper_nouns", "rules", "spacy_ner"]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import ahocorasick
 import regex
 
+from workers.recognizer.base import DEFAULT_SPACY_MODEL, english_lexicon, in_lexicon
 from workers.recognizer.registry import recognizer_component
 from workers.recognizer.spans import make_span
 from workers.types import SEMANTIC_TYPES, EntitySpan
@@ -40,7 +41,9 @@ class GazetteerList:
     """One term file and how its matches are labelled.
 
     ``role`` is ``"first"``/``"last"`` for given-name/surname lists: such matches are joined with
-    neighbouring capitalised words into one PERSON span.
+    neighbouring capitalised words into one PERSON span. ``extend_left`` grows a match over the
+    nouns and adjectives that modify it ("bus driver" -> "local transit bus driver"; occupation
+    titles are open-ended compounds that no list can enumerate).
     """
 
     file: str
@@ -48,6 +51,7 @@ class GazetteerList:
     case: str = "any"
     plural: bool = False
     role: str = ""
+    extend_left: bool = False
 
     def __post_init__(self) -> None:
         if self.label not in SEMANTIC_TYPES:
@@ -65,8 +69,8 @@ DEFAULT_LISTS: tuple[GazetteerList, ...] = (
     GazetteerList("sexual_orientation.txt", "DEM", "any", plural=True),
     GazetteerList("family_status.txt", "DEM", "any", plural=True),
     GazetteerList("education.txt", "DEM", "any", plural=True),
-    GazetteerList("occupations_extra.txt", "DEM", "any", plural=True),
-    GazetteerList("occupations_faker.txt", "DEM", "any", plural=True),
+    GazetteerList("occupations_extra.txt", "DEM", "any", plural=True, extend_left=True),
+    GazetteerList("occupations_faker.txt", "DEM", "any", plural=True, extend_left=True),
     GazetteerList("diseases.txt", "DEM", "any"),
     GazetteerList("offences.txt", "MISC", "any"),
     GazetteerList("causes_of_death.txt", "MISC", "any"),
@@ -86,6 +90,7 @@ class _Entry:
     exact: str | None
     role: str
     list_name: str
+    extend_left: bool
 
 
 # Words that are capitalised at a sentence start or in headings but are not names; a title-case
@@ -102,7 +107,11 @@ _NOT_NAMES = frozenset(
     december christmas easter god bank union city county street road avenue""".split()
 )
 
-_WORD_AFTER = regex.compile(r"[ \t]+((?:\p{Lu}\.[ \t]*)*\p{Lu}[\p{Ll}\p{Lu}'’\-]*\p{Ll}[\p{L}'’\-]*)")
+_WORD_AFTER = regex.compile(
+    r"[ \t]+((?:\p{Lu}\.?[ \t]+)*\p{Lu}[\p{Ll}\p{Lu}'’\-]*\p{Ll}[\p{L}'’\-]*)"
+)
+_MODIFIER_POS = frozenset({"NOUN", "PROPN", "ADJ"})
+_MAX_MODIFIERS = 3
 _WORD_BEFORE = regex.compile(r"(\p{Lu}[\p{Ll}'’\-]*\p{Ll}[\p{L}'’\-]*)[ \t]+$")
 _SENTENCE_END_CHARS = frozenset(".!?:;\n\r\"'“”‘’>•*-")
 
@@ -157,7 +166,10 @@ def _build_automaton(
                 key = _lower(form)
                 if spec.label in ("PERSON", "LOC") and key in _NOT_NAMES:
                     continue
-                entry = _Entry(spec.label, spec.case, form if exact else None, spec.role, spec.file)
+                entry = _Entry(
+                    spec.label, spec.case, form if exact else None, spec.role, spec.file,
+                    spec.extend_left,
+                )
                 bucket = table.setdefault(key, [])
                 if all(e.label != entry.label or e.role != entry.role for e in bucket):
                     bucket.append(entry)
@@ -202,8 +214,10 @@ class Gazetteer:
         lists: Sequence[GazetteerList],
         confidence: float,
         join_names: bool,
+        lexicon: frozenset[str],
     ) -> None:
         self.name = name
+        self.lexicon = lexicon
         self.directory = directory
         self.lists = tuple(lists)
         self.confidence = confidence
@@ -240,14 +254,43 @@ class Gazetteer:
         return taken
 
     def _plausible_name(self, text: str, start: int, end: int, doc: Doc | None) -> bool:
-        # A lone capitalised word at a sentence start is only a name if the tagger agrees;
-        # elsewhere capitalisation is the evidence.
-        if " " in text[start:end] or not _sentence_initial(text, start):
+        # Capitalisation is the evidence for names and places, except for a lone word that is
+        # also an English common word ("Rose", "Page") or that stands at a sentence start: then
+        # the tagger must call it a proper noun.
+        surface = text[start:end]
+        if " " in surface:
+            return True
+        common = in_lexicon(surface, self.lexicon)
+        if not common and not (surface.isupper() and len(surface) <= 3):
+            return True
+        if not common and not _sentence_initial(text, start):
             return True
         if doc is None:
             return False
         span = doc.char_span(start, end, alignment_mode="expand")
         return span is not None and all(tok.pos_ == "PROPN" for tok in span)
+
+    def _extend_left(self, text: str, start: int, doc: Doc | None) -> int:
+        if doc is None:
+            return start
+        span = doc.char_span(start, start + 1, alignment_mode="expand")
+        if span is None:
+            return start
+        i = span.start - 1
+        taken = 0
+        while i >= 0 and taken < _MAX_MODIFIERS:
+            tok = doc[i]
+            between = text[tok.idx + len(tok.text) : start]
+            if "\n" in between or not tok.text[0].isalnum():
+                break
+            if tok.pos_ not in _MODIFIER_POS and not (tok.text == "-" or tok.whitespace_ == ""):
+                break
+            if tok.pos_ == "PROPN" and tok.text.isupper():
+                break
+            start = tok.idx
+            taken += 1
+            i -= 1
+        return start
 
     def _join_person(self, text: str, spans: list[list[int | str]]) -> list[list[int | str]]:
         """Grow name matches over adjacent capitalised words and merge touching PERSON spans."""
@@ -271,7 +314,7 @@ class Gazetteer:
             if merged:
                 prev = merged[-1]
                 gap = text[int(prev[1]) : int(item[0])]
-                if int(item[0]) <= int(prev[1]) or regex.fullmatch(r"[ \t]+(?:\p{Lu}\.[ \t]*)*", gap):
+                if int(item[0]) <= int(prev[1]) or regex.fullmatch(r"[ \t]+(?:\p{Lu}\.?[ \t]+)*", gap):
                     prev[1] = max(int(prev[1]), int(item[1]))
                     continue
             merged.append(item)
@@ -284,6 +327,8 @@ class Gazetteer:
         for start, end, entry in self._candidates(text):
             if entry.case == "title" and not self._plausible_name(text, start, end, doc):
                 continue
+            if entry.extend_left:
+                start = self._extend_left(text, start, doc)
             if entry.label == "PERSON" and self.join_names:
                 people.append([start, end, entry.role])
                 continue
@@ -310,10 +355,12 @@ def make_gazetteer(
     lists: Sequence[GazetteerList | dict[str, object]] | None = None,
     confidence: float = 0.6,
     join_names: bool = True,
+    spacy_model: str = DEFAULT_SPACY_MODEL,
 ) -> Gazetteer:
     """Factory. ``lists`` entries may be ``GazetteerList``s or dicts of its fields (from config).
 
     ``directory`` holds relative list files (default: ``fixtures/gazetteer`` of this repository).
+    ``spacy_model`` supplies the English common-word lexicon used to vet single-word names.
     """
     specs = tuple(
         item if isinstance(item, GazetteerList) else GazetteerList(**item)  # type: ignore[arg-type]
@@ -321,5 +368,5 @@ def make_gazetteer(
     )
     return Gazetteer(
         "gazetteer", Path(directory) if directory else DEFAULT_DIRECTORY, specs, confidence,
-        join_names,
+        join_names, english_lexicon(spacy_model),
     )

@@ -77,6 +77,22 @@ _STREET_PREFIX = (
     r"prospect|pr\.|vulytsia|vul\.)"
 )
 _CAP_WORD = r"\p{Lu}[\p{L}'’.\-]*"
+# Street-type words written as separate lower-case words before the house number.
+_STREET_WORD = (
+    r"(?:utca|út|tér|u\.|körút|köz|sor|fasor|str\.?|ulica|ul\.|ulice|gatan|gata|gate|vej|väg|"
+    r"vägen|veien|laan|straat|strasse|straße|gasse|weg|tie|katu|tee|iela|cesta|sokak|caddesi)"
+)
+_ORG_SUFFIX = (
+    r"(?:Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|L\.P\.|PLC|plc|GmbH|AG|S\.A\.|SA|SARL|S\.p\.A\.|"
+    r"SpA|S\.L\.|B\.V\.|BV|N\.V\.|NV|AB|ASA|A/S|Oy|Oyj|Sp\. z o\.o\.|s\.r\.o\.|d\.o\.o\.|Corp\.?|"
+    r"Corporation|Co\.|Company|Group|Holdings?|Partners|Associates|Technologies|Technology|"
+    r"Systems|Solutions|Consulting|Consultants|Industries|Enterprises|Ventures|Capital|"
+    r"Investments|Insurance|Bank|Bancorp|Labs|Laboratories|Pharmaceuticals|Analytics|Software|"
+    r"Networks|Media|Services|Logistics|Foundation|Institute|Trust|Society|Association|"
+    r"Federation|Union|Agency|Authority|Council|Committee|Commission|Ministry|Department|"
+    r"University|College|Academy|School|Hospital|Clinic|Orchestra|Club|Party|Church|Press|"
+    r"Records|Studios|Motors|Airlines|Airways|Energy|Electric|Telecom)"
+)
 _PARTICLE = r"(?:de|la|le|du|des|di|del|della|da|do|dos|das|van|von|der|den|ter|el|al|y|e)"
 
 
@@ -159,8 +175,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(
         "phone",
         "CODE",
-        r"(?<![\w/.,-])(?:\+\d{1,3}[\s.-]?|00\d{1,3}[\s.-]?)?(?:\(\d{1,5}\)[\s.-]?)?\d{1,5}"
-        r"(?:[\s.-]\d{1,5}){0,5}(?:\s?(?:x|ext\.?|extension)\s?\d{1,6})?(?![\w/-]|[.,]\d)",
+        r"(?<![\w/.,-])(?:\+\d{1,3}[\s.-]?|00\d{1,3}[\s.-]?)?(?:\(\d{1,5}\)[\s.-]?)?\d{1,8}"
+        r"(?:[ .-]\d{1,8}){0,5}(?:\s?(?:x|ext\.?|extension)\s?\d{1,6})?(?![\w/]|-\d|[.,]\d)",
         validator=_phone_ok,
     ),
     # ECHR application numbers ("no. 36110/97") and similar number/year case references.
@@ -241,6 +257,26 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "LOC",
         rf"\b\d{{1,5}}[ \t]+(?:(?!{_MONTHS}\b){_CAP_WORD}[ \t]+){{1,3}}\d{{1,5}}[A-Za-z]?\b",
     ),
+    Rule(
+        "street_corner",
+        "LOC",
+        rf"\b(corner\s+of\s+(?:{_CAP_WORD}|\d{{1,5}})(?:[ \t]+(?:{_CAP_WORD}|{_PARTICLE}|\d{{1,5}}\.?|"
+        rf"{_STREET_WORD}|st\.?|rd\.?)){{0,5}}[ \t]+(?:and|&)[ \t]+(?:{_CAP_WORD}|\d{{1,5}})"
+        rf"(?:[ \t]+(?:{_CAP_WORD}|{_PARTICLE}|\d{{1,5}}\.?)){{0,4}})",
+        group=1,
+    ),
+    Rule(
+        "street_word_number",
+        "LOC",
+        rf"\b(?:{_CAP_WORD}[ \t]+){{1,3}}{_STREET_WORD}[ \t]+\d{{1,5}}[A-Za-z]?\b",
+    ),
+    # --- ORG: capitalised names ending in a legal-form or organisation-type word ---
+    Rule(
+        "org_suffix",
+        "ORG",
+        rf"\b{_CAP_WORD}(?:(?:[ \t]+|,[ \t]+|[ \t]+(?:and|&)[ \t]+){_CAP_WORD}){{0,4}}[ \t]+"
+        rf"{_ORG_SUFFIX}(?![\p{{L}}])",
+    ),
     # --- DATETIME ---
     Rule(
         "iso_datetime",
@@ -299,14 +335,60 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 )
 
 
+# Rules whose matches start an address; the address then grows over following segments.
+ADDRESS_SEED_RULES = frozenset(
+    {
+        "street_numbered",
+        "street_named",
+        "street_foreign_suffix",
+        "street_prefix",
+        "street_number_words_number",
+        "street_word_number",
+        "street_corner",
+        "unit",
+        "military_address",
+    }
+)
+_ADDR_WORD = r"(?:\p{Lu}[\p{L}\p{M}'’.\-]*|\d{1,6}(?:[- ]\d{2,4})?[A-Za-z]?|\([\p{L}\p{M} .'-]+\))"
+_ADDR_SEGMENT = regex.compile(
+    rf"(?P<sep>[ \t]*,[ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*(?:,[ \t]*)?|[ \t]+)"
+    rf"(?P<seg>{_ADDR_WORD}(?:[ \t]+(?:{_ADDR_WORD}|{_PARTICLE}|sur|am|an|im|bei))*)"
+)
+_MAX_ADDRESS_SEGMENTS = 5
+_MAX_SEGMENT_WORDS = 5
+
+
+def extend_address(text: str, end: int) -> int:
+    """End offset of an address that starts before ``end``, grown over the following segments.
+
+    A segment is a run of capitalised words, numbers (postcodes) or parenthesised names that
+    follows a comma, a line break or spaces. A segment that starts on a new line must fill that
+    line (address blocks put one item per line), so running text after an address is not taken.
+    """
+    for _ in range(_MAX_ADDRESS_SEGMENTS):
+        m = _ADDR_SEGMENT.match(text, end)
+        if m is None or len(m.group("seg").split()) > _MAX_SEGMENT_WORDS:
+            break
+        if "\n" in m.group("sep"):
+            line_end = text.find("\n", m.end())
+            tail = text[m.end() : line_end if line_end >= 0 else len(text)]
+            if tail.strip() and not tail.lstrip().startswith(","):
+                break
+        end = m.end()
+    return end
+
+
 class RuleMatcher:
     """Runs every rule over the text; overlapping matches are all returned."""
 
     needs_doc = False
     needs_pipes: tuple[str, ...] = ()
 
-    def __init__(self, name: str, rules: Sequence[Rule], confidence: float) -> None:
+    def __init__(
+        self, name: str, rules: Sequence[Rule], confidence: float, extend_addresses: bool = True
+    ) -> None:
         self.name = name
+        self.extend_addresses = extend_addresses
         self.rules = tuple(rules)
         self.confidence = confidence
         self._compiled = [
@@ -316,7 +398,8 @@ class RuleMatcher:
     def signature(self) -> str:
         """Component name, rule count and a digest of the patterns."""
         spec = "\n".join(f"{r.name}|{r.label}|{r.pattern}|{r.group}" for r in self.rules)
-        return f"{self.name}[{len(self.rules)}:{hashlib.sha1(spec.encode()).hexdigest()[:8]}]"
+        digest = hashlib.sha1(spec.encode()).hexdigest()[:8]
+        return f"{self.name}[{len(self.rules)}:{digest}:addr={int(self.extend_addresses)}]"
 
     def __call__(self, text: str, doc: Doc | None = None) -> list[EntitySpan]:
         """All rule matches over ``text`` (``doc`` is unused)."""
@@ -328,6 +411,8 @@ class RuleMatcher:
                     continue
                 if rule.validator is not None and not rule.validator(text[start:end]):
                     continue
+                if self.extend_addresses and rule.name in ADDRESS_SEED_RULES:
+                    end = extend_address(text, end)
                 span = make_span(
                     text, start, end, rule.label, self.name, self.confidence, {"rule": rule.name}
                 )
@@ -342,7 +427,12 @@ def make_rules(
     rules: Sequence[Rule] | None = None,
     exclude: Sequence[str] = (),
     confidence: float = 0.9,
+    extend_addresses: bool = True,
 ) -> RuleMatcher:
-    """Factory: ``rules`` replaces the defaults; ``exclude`` drops rules by name."""
+    """Factory: ``rules`` replaces the defaults; ``exclude`` drops rules by name.
+
+    ``extend_addresses`` grows street/unit matches over the rest of the address (city, region,
+    postcode, country), see ``extend_address``.
+    """
     chosen = [r for r in (rules if rules is not None else DEFAULT_RULES) if r.name not in exclude]
-    return RuleMatcher("rules", chosen, confidence)
+    return RuleMatcher("rules", chosen, confidence, extend_addresses)

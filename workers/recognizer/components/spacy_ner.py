@@ -6,6 +6,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import regex
+
 from workers.recognizer.registry import recognizer_component
 from workers.recognizer.spans import make_span
 from workers.types import EntitySpan
@@ -37,6 +39,17 @@ DEFAULT_LABEL_MAP: dict[str, str] = {
 }
 # Cardinals that are mostly pronouns or articles in running text ("one of them").
 _WEAK_CARDINALS = frozenset({"one", "One", "ONE"})
+# A DATE/TIME entity is kept only if it pins time down: a digit, a month or weekday name, a
+# number word or a named period. Vague relative expressions ("next week", "a few months ago",
+# "the following year") do not identify anyone.
+_SPECIFIC_TIME = regex.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\b|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|half|christmas|easter|"
+    r"spring|summer|autumn|fall|winter|noon|midnight|century|decade)\b",
+    regex.IGNORECASE,
+)
 
 
 def _digest(value: str) -> str:
@@ -50,15 +63,22 @@ class SpacyNer:
     needs_doc = True
     needs_pipes = ("tok2vec", "ner")
 
-    def __init__(self, name: str, label_map: Mapping[str, str], confidence: float) -> None:
+    def __init__(
+        self,
+        name: str,
+        label_map: Mapping[str, str],
+        confidence: float,
+        drop_vague_dates: bool = True,
+    ) -> None:
         self.name = name
+        self.drop_vague_dates = drop_vague_dates
         self.label_map = dict(label_map)
         self.confidence = confidence
 
     def signature(self) -> str:
         """Component name plus a digest of its label map."""
         mapped = ";".join(f"{k}:{v}" for k, v in sorted(self.label_map.items()))
-        return f"{self.name}[{_digest(mapped)}]"
+        return f"{self.name}[{_digest(mapped)}:vague={int(not self.drop_vague_dates)}]"
 
     def __call__(self, text: str, doc: Doc | None) -> list[EntitySpan]:
         """Spans for the mapped entities of ``doc`` (required)."""
@@ -70,6 +90,12 @@ class SpacyNer:
             if label is None:
                 continue
             if ent.label_ == "CARDINAL" and ent.text in _WEAK_CARDINALS:
+                continue
+            if (
+                self.drop_vague_dates
+                and ent.label_ in ("DATE", "TIME")
+                and not _SPECIFIC_TIME.search(ent.text)
+            ):
                 continue
             span = make_span(
                 text,
@@ -87,11 +113,14 @@ class SpacyNer:
 
 @recognizer_component("spacy_ner")
 def make_spacy_ner(
-    label_map: Mapping[str, str] | None = None, confidence: float = 0.7
+    label_map: Mapping[str, str] | None = None,
+    confidence: float = 0.7,
+    drop_vague_dates: bool = True,
 ) -> SpacyNer:
     """Factory: ``label_map`` overrides the OntoNotes -> TAB mapping (unmapped labels dropped).
 
-    The spaCy model itself is chosen by the pipeline config (``spacy_model``) because all
+    ``drop_vague_dates`` drops DATE/TIME entities with nothing specific in them (see
+    ``_SPECIFIC_TIME``). The spaCy model itself is chosen by the pipeline config (``spacy_model``) because all
     components share one spaCy pass.
     """
-    return SpacyNer("spacy_ner", label_map or DEFAULT_LABEL_MAP, confidence)
+    return SpacyNer("spacy_ner", label_map or DEFAULT_LABEL_MAP, confidence, drop_vague_dates)

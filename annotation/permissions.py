@@ -1,0 +1,113 @@
+"""Who may reach which object through the API.
+
+One rule decides between 404 and 403: an object in a project the user does not
+belong to answers 404, so the API never confirms that it exists; inside the user's
+own projects an operation the role does not allow answers 403. The visibility
+rules themselves live in ``annotation.selectors``; this module only maps them to
+HTTP answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from rest_framework.exceptions import NotFound, PermissionDenied
+
+from annotation import selectors
+from annotation.models import AnnotationSet, Document, Project, Role, Span, SpanEvent
+
+ANY_ROLE: frozenset[str] = frozenset(Role.values)
+REVIEWER_ROLES: frozenset[str] = frozenset({Role.REVIEWER, Role.ADMIN})
+ADMIN_ROLES: frozenset[str] = frozenset({Role.ADMIN})
+
+
+def role_or_404(*, user: Any, project_id: int | None) -> str:
+    """The user's role in the project; 404 when there is none (or no project)."""
+    role = None if project_id is None else selectors.project_role(user=user, project=project_id)
+    if role is None:
+        raise NotFound()
+    return role
+
+
+def require_role(*, role: str, allowed: Collection[str], action: str) -> None:
+    if role not in allowed:
+        raise PermissionDenied(f"your role ({role}) may not {action}")
+
+
+def project_for_user(
+    *, user: Any, project_id: int, roles: Collection[str] = ANY_ROLE, action: str = ""
+) -> Project:
+    project = Project.objects.filter(pk=project_id).first()
+    role = role_or_404(user=user, project_id=project.pk if project else None)
+    require_role(role=role, allowed=roles, action=action or "do this in the project")
+    assert project is not None
+    return project
+
+
+def document_for_user(
+    *, user: Any, document_id: int, roles: Collection[str] = ANY_ROLE, action: str = ""
+) -> Document:
+    document = Document.objects.select_related("project").filter(pk=document_id).first()
+    role = role_or_404(user=user, project_id=document.project.pk if document else None)
+    assert document is not None
+    if (
+        not selectors.documents_for_user(user=user, project=document.project)
+        .filter(pk=document.pk)
+        .exists()
+    ):
+        raise PermissionDenied("the document is not assigned to you")
+    require_role(role=role, allowed=roles, action=action or "do this with the document")
+    return document
+
+
+def annotation_set_for_user(*, user: Any, annotation_set_id: int) -> AnnotationSet:
+    """A set the user may read: its document is visible and so is the set itself
+    (annotators see other annotators' sets and the gold set only after publication)."""
+    annotation_set = (
+        AnnotationSet.objects.select_related("document__project", "annotator")
+        .filter(pk=annotation_set_id)
+        .first()
+    )
+    document_for_user(user=user, document_id=annotation_set.document.pk if annotation_set else 0)
+    assert annotation_set is not None
+    if not selectors.annotation_set_visible(user=user, annotation_set=annotation_set):
+        raise PermissionDenied("this annotation set is not visible to you yet")
+    return annotation_set
+
+
+def editable_annotation_set_for_user(*, user: Any, annotation_set_id: int) -> AnnotationSet:
+    annotation_set = annotation_set_for_user(user=user, annotation_set_id=annotation_set_id)
+    ensure_editable(user=user, annotation_set=annotation_set)
+    return annotation_set
+
+
+def ensure_editable(*, user: Any, annotation_set: AnnotationSet) -> None:
+    if not selectors.annotation_set_editable(user=user, annotation_set=annotation_set):
+        raise PermissionDenied("you may not change this annotation set")
+
+
+def span_for_user(*, user: Any, span_id: int) -> Span:
+    span = Span.objects.select_related("annotation_set").filter(pk=span_id).first()
+    # The set check answers 404/403 exactly as for the set itself.
+    annotation_set = annotation_set_for_user(
+        user=user, annotation_set_id=span.annotation_set.pk if span else 0
+    )
+    assert span is not None
+    span.annotation_set = annotation_set
+    return span
+
+
+def span_history_set_for_user(*, user: Any, span_key: int) -> AnnotationSet:
+    """The set a span belongs (or, once deleted, belonged) to, if the user may read it."""
+    set_id = (
+        Span.objects.filter(pk=span_key).values_list("annotation_set_id", flat=True).first()
+        or SpanEvent.objects.filter(span_key=span_key)
+        .values_list("annotation_set_id", flat=True)
+        .first()
+    )
+    return annotation_set_for_user(user=user, annotation_set_id=set_id or 0)
+
+
+def is_staff(user: Any) -> bool:
+    return bool(user.is_authenticated and (user.is_staff or user.is_superuser))

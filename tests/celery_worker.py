@@ -1,0 +1,219 @@
+"""A real Celery worker process for end-to-end job tests.
+
+Usage in a test module::
+
+    from tests.celery_worker import celery_worker  # noqa: F401  (the fixture)
+
+    @pytest.mark.celery_worker
+    @pytest.mark.django_db(transaction=True)
+    def test_something(celery_worker): ...
+
+The worker runs ``celery -A sanitizer_app worker -Q cpu,gpu --pool=solo -c 1`` against
+the pytest test database (so it sees the rows a ``transactional_db`` test commits)
+and against a Redis database claimed for this run only: concurrent test runs on the
+same Redis server would otherwise take each other's tasks. The test process's own
+Celery app is pointed at that Redis database too, so ``job_create`` reaches this
+worker. The worker is killed at teardown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+READY_TIMEOUT = 60.0
+_LOCK_KEY = "sanitizer-tests:celery-worker-owner"
+
+
+@dataclass
+class CeleryWorker:
+    process: subprocess.Popen[bytes]
+    broker_url: str
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def assert_alive(self) -> None:
+        if self.process.poll() is not None:
+            raise AssertionError(
+                f"the Celery worker exited with {self.process.returncode}:\n{self.log()[-4000:]}"
+            )
+
+    def wait_for_log(self, pattern: str, timeout: float = 60.0) -> re.Match[str]:
+        """Wait until the worker's log matches ``pattern`` (a regular expression)."""
+        deadline = time.monotonic() + timeout
+        regex = re.compile(pattern)
+        while True:
+            match = regex.search(self.log())
+            if match:
+                return match
+            self.assert_alive()
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"no {pattern!r} in the worker log after {timeout}s:\n{self.log()[-4000:]}"
+                )
+            time.sleep(0.1)
+
+    def wait_for_job(
+        self, job_id: int, timeout: float = 120.0, poll: float = 0.1
+    ) -> tuple[Any, list[tuple[int, int]]]:
+        """Poll the Job row until it is finished.
+
+        Returns the finished job and the ``(done, total)`` pairs read while it was
+        queued or running.
+        """
+        from jobs.models import Job
+
+        deadline = time.monotonic() + timeout
+        observed: list[tuple[int, int]] = []
+        while True:
+            job = Job.objects.get(pk=job_id)
+            if job.is_finished:
+                return job, observed
+            observed.append((job.progress_done, job.progress_total))
+            self.assert_alive()
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"job {job_id} still {job.status} after {timeout}s "
+                    f"(progress {job.progress_done}/{job.progress_total}):\n{self.log()[-4000:]}"
+                )
+            time.sleep(poll)
+
+
+def _redis_base(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+
+
+def claim_redis_database(broker_url: str) -> tuple[str, Any]:
+    """Claim a Redis database 1..15 for this process and empty it.
+
+    The first choice comes from the pid; a database another live run has claimed (a
+    lock key with a time-out) is skipped. Returns the broker URL and the client.
+    """
+    import redis
+
+    base = _redis_base(broker_url)
+    start = os.getpid() % 15
+    for offset in range(15):
+        number = 1 + (start + offset) % 15
+        client = redis.Redis.from_url(f"{base}/{number}")
+        if client.set(_LOCK_KEY, str(os.getpid()), nx=True, ex=3600):
+            for key in client.scan_iter(count=1000):
+                if key != _LOCK_KEY.encode():
+                    client.delete(key)
+            return f"{base}/{number}", client
+        client.close()
+    raise RuntimeError(f"every Redis database 1..15 on {base} is claimed by another test run")
+
+
+def database_url(settings_dict: dict[str, Any]) -> str:
+    """A DATABASE_URL for the database Django is connected to (the test database)."""
+    user = quote(settings_dict.get("USER") or "", safe="")
+    password = settings_dict.get("PASSWORD") or ""
+    auth = f"{user}:{quote(password, safe='')}@" if password else (f"{user}@" if user else "")
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}{host}:{port}/{quote(settings_dict['NAME'], safe='')}"
+
+
+def _point_app_at(broker_url: str | None) -> None:
+    from sanitizer_app.celery import app
+
+    # conf.broker_url prefers the CELERY_BROKER_URL environment variable, so set that;
+    # pooled connections to the previous URL are dropped.
+    if broker_url is None:
+        os.environ.pop("CELERY_BROKER_URL", None)
+    else:
+        os.environ["CELERY_BROKER_URL"] = broker_url
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    # The worker runs in its own session: its process group is ours to end.
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+
+
+@contextmanager
+def run_celery_worker(
+    *, database: dict[str, Any], log_dir: Path, queues: str = "cpu,gpu"
+) -> Iterator[CeleryWorker]:
+    """Start a worker on a claimed Redis database, wait until it is ready, stop it after."""
+    original_broker = os.environ.get("CELERY_BROKER_URL")
+    broker_url, redis_client = claim_redis_database(original_broker or DEFAULT_BROKER)
+    log_path = log_dir / "celery-worker.log"
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+        "DATABASE_URL": database_url(database),
+        "CELERY_BROKER_URL": broker_url,
+        "SECRET_KEY": "celery-worker-test-only",
+        "DJANGO_SETTINGS_MODULE": "sanitizer_app.settings",
+        # Close connections after each task so the test can truncate tables between tests.
+        "DB_CONN_MAX_AGE": "0",
+        "PYTHONPATH": str(REPO_ROOT),
+        "LOG_LEVEL": "INFO",
+    }
+    env.pop("SANITIZER_TESTING", None)
+    command = [
+        sys.executable, "-m", "celery", "-A", "sanitizer_app", "worker",
+        "-Q", queues, "--pool=solo", "-c", "1", "--loglevel=INFO",
+        "-n", f"pytest-{os.getpid()}@%h",
+        "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ]  # fmt: skip
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    worker = CeleryWorker(process=process, broker_url=broker_url, log_path=log_path)
+    try:
+        worker.wait_for_log(r"celery@\S+ ready\.|\bready\.", timeout=READY_TIMEOUT)
+        _point_app_at(broker_url)
+        yield worker
+    finally:
+        _stop(process)
+        _point_app_at(original_broker)
+        redis_client.flushdb()
+        redis_client.close()
+
+
+@pytest.fixture(scope="module")
+def celery_worker(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CeleryWorker]:
+    """A real worker for the tests of one module (tests need ``transactional_db``)."""
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        database = dict(connection.settings_dict)
+    with run_celery_worker(database=database, log_dir=tmp_path_factory.mktemp("celery")) as worker:
+        yield worker
