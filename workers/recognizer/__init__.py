@@ -10,6 +10,7 @@ from workers.recognizer.masking import (
     mask_all,
     mask_most_specific,
     sanitize_documents,
+    sanitize_file,
 )
 from workers.recognizer.overlap import OverlapPolicy, resolve_overlaps
 from workers.recognizer.pipeline import (
@@ -42,5 +43,6 @@ __all__ = [
     "recognizer_component",
     "resolve_overlaps",
     "sanitize_documents",
+    "sanitize_file",
     "strategy_registry",
 ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from workers.recognizer.registry import masking_strategy, strategy_registry
@@ -57,3 +59,28 @@ def sanitize_documents(
         for doc, spans in zip(chunk, predictions, strict=True):
             out[str(doc["doc_id"])] = [[s.start, s.end] for s in apply_strategy(strategy, spans)]
     return out
+
+
+def sanitize_file(
+    input_path: str | Path,
+    output_path: str | Path,
+    strategy: str,
+    recognizer: SupportsPredictBatch | None = None,
+) -> dict[str, list[list[int]]]:
+    """Read TAB-format documents (JSON list with ``doc_id`` and ``text``), write their masks.
+
+    Builds the default recognizer when none is given. Side effect: writes ``output_path`` (UTF-8
+    JSON). Returns the masks that were written.
+    """
+    docs = json.loads(Path(input_path).read_text(encoding="utf-8"))
+    if not isinstance(docs, list) or not all(
+        isinstance(d, dict) and "doc_id" in d and "text" in d for d in docs
+    ):
+        raise ValueError(f"{input_path}: expected a JSON list of objects with doc_id and text")
+    if recognizer is None:
+        from workers.recognizer.pipeline import build_recognizer
+
+        recognizer = build_recognizer()
+    masks = sanitize_documents(docs, strategy, recognizer)
+    Path(output_path).write_text(json.dumps(masks, indent=1), encoding="utf-8")
+    return masks

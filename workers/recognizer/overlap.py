@@ -3,7 +3,7 @@
 Policy (``resolve_overlaps``), applied greedily in rank order:
 
 1. **Structured identifiers first.** A span from a rule named in ``OverlapPolicy.exact_rules``
-   (e-mail, URL, IBAN, phone, card, SSN, IP, ECHR application number...) outranks everything:
+   (e-mail, URL, IBAN, phone, card, SSN, IP, ECHR application number, ages) outranks everything:
    such identifiers must never be split or relabelled by a tokenizer-driven NER span.
 2. **Longer span wins** otherwise ("5 August 1992" beats "1992", "police officer" beats "officer").
 3. **Component priority breaks length ties**: rules > gazetteer > spacy_ner > proper_nouns
@@ -11,7 +11,8 @@ Policy (``resolve_overlaps``), applied greedily in rank order:
 4. **Leftmost** span wins remaining ties, then label order in ``SEMANTIC_TYPES`` (deterministic).
 5. A lower-ranked span that only *partly* overlaps accepted spans is not thrown away when
    ``trim_partial`` is on: its uncovered pieces that start and end on word boundaries are kept
-   with its label, so that no detected token is lost for masking.
+   with its label, so that no detected token is lost for masking. A piece must contain a digit
+   or an upper-case letter: lower-case leftovers are function words ("the age of" around an age).
 
 The result is sorted by start and pairwise disjoint.
 """
@@ -49,6 +50,9 @@ class OverlapPolicy:
             "card_number",
             "phone",
             "application_number",
+            "age_years_old",
+            "age_aged",
+            "age_year_old_noun",
         }
     )
     trim_partial: bool = True
@@ -115,6 +119,8 @@ def resolve_overlaps(
                 {**cand.attrs, "trimmed": True},
             )
             if piece is None or not _on_word_boundaries(text, piece.start, piece.end):
+                continue
+            if not any(ch.isdigit() or ch.isupper() for ch in piece.text):
                 continue
             if any(a < piece.end and piece.start < b for a, b in taken):
                 continue

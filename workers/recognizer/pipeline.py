@@ -25,6 +25,10 @@ _LEGAL_REFERENCE_BEFORE = regex.compile(
     r"Regulation|Directive|Recommendation)|§§?)\s*(?:\d+[\s,]*(?:§§?|and|to|-|–)?\s*)*$",
     regex.IGNORECASE,
 )
+_PROVISION = regex.compile(
+    r"(?:Articles?|Art\.|Rules?|Sections?|§§?|paragraphs?|paras?\.|Protocol(?:\s+No\.)?)\s*\d",
+    regex.IGNORECASE,
+)
 _NUMERIC_ONLY = regex.compile(r"[\d\s§.,()–\-]+(?:\s?(?:and|to)\s?[\d\s§.,()–\-]+)*")
 
 
@@ -87,7 +91,13 @@ class RecognizerConfig:
 
 
 def is_legal_reference(text: str, span: EntitySpan) -> bool:
-    """True if ``span`` is only a number that follows a legal reference word (Article, §...)."""
+    """True if ``span`` cites a legal provision rather than describing a person.
+
+    That is: it starts with a provision word and a number ("Article 6 § 1 of the Convention"), or
+    it is only a number that follows such a word ("Article *6*").
+    """
+    if _PROVISION.match(span.text):
+        return True
     if not _NUMERIC_ONLY.fullmatch(span.text):
         return False
     return _LEGAL_REFERENCE_BEFORE.search(text, max(0, span.start - 60), span.start) is not None

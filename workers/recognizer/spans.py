@@ -34,9 +34,9 @@ def clean_bounds(text: str, start: int, end: int) -> tuple[int, int]:
         while end > start and text[end - 1].isspace():
             end -= 1
             changed = True
-        m = _LEADING_DETERMINER.match(text, start, end)
-        if m and m.end() < end:
-            start = m.end()
+        m = _LEADING_DETERMINER.match(text[start:end])
+        if m and start + m.end() < end:
+            start += m.end()
             changed = True
         while end > start and text[end - 1] in _TRAILING_PUNCT:
             if text[end - 1] == "." and _ABBREV_END.search(text[max(start, end - 12) : end]):

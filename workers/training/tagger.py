@@ -129,11 +129,14 @@ def forward_windows(
     loss_tokens = 0
     for b in range(0, len(order), batch_size):
         chunk = [flat[k] for k in order[b : b + batch_size]]
-        batch = pad_batch([c[2] for c in chunk], pad_id)
+        with_labels = doc_tag_ids is not None
+        batch = pad_batch(
+            [c[2] for c in chunk], pad_id, [c[3] or [] for c in chunk] if with_labels else None
+        )
+        labels_t = batch.pop("labels", None)
         out = model(**{k: v.to(device) for k, v in batch.items()}).logits
-        if doc_tag_ids is not None:
-            gold = pad_batch([c[2] for c in chunk], pad_id, [c[3] or [] for c in chunk])
-            labels_t = gold["labels"].to(device)
+        if labels_t is not None:
+            labels_t = labels_t.to(device)
             loss_sum += float(
                 torch.nn.functional.cross_entropy(
                     out.reshape(-1, out.shape[-1]).float(),
@@ -191,7 +194,7 @@ class Tagger:
 
     Build it with :func:`load_tagger`. ``source`` on every span is
     ``"<name>@<model_version>"`` from the manifest, so stored spans say which model
-    produced them. Not thread-safe for concurrent calls on CUDA (shared model).
+    produced them.
     """
 
     def __init__(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from types import SimpleNamespace
 from typing import Any
@@ -147,13 +148,13 @@ def test_make_windows_cover_every_token_with_overlap() -> None:
         for size in range(4, 10):
             for overlap in range(0, size // 2 + 1):
                 windows = make_windows(n, size, overlap)
-                covered = set()
+                covered: set[int] = set()
                 for start, end in windows:
                     assert 0 <= start < end <= n
                     assert end - start <= size
                     covered.update(range(start, end))
                 assert covered == set(range(n))
-                for (s1, e1), (s2, _) in zip(windows, windows[1:], strict=False):
+                for (s1, e1), (s2, _) in itertools.pairwise(windows):
                     assert s1 < s2
                     assert e1 - s2 >= overlap
 

@@ -5,7 +5,8 @@ Every list is a UTF-8 file with one term per line (``#`` starts a comment line).
 
 * ``any``: case-insensitive (attribute words such as occupations or diseases);
 * ``title``: the matched text must start with an upper-case letter (names and places, so that
-  "rose" or "bath" as common nouns are not taken for "Rose" or "Bath").
+  "rose" or "bath" as common nouns are not taken for "Rose" or "Bath"). In a text with no
+  upper-case letter at all, lower-case matches are accepted unless they are English common words.
 
 Matches must sit on token boundaries (no letter or digit on either side) and the longest match
 wins among overlapping ones. Lists, labels and policies are documented in
@@ -186,11 +187,11 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
     return before_ok and after_ok
 
 
-def _case_ok(entry: _Entry, surface: str) -> bool:
+def _case_ok(entry: _Entry, surface: str, caseless_text: bool) -> bool:
     if entry.exact is not None:
         return surface == entry.exact
     if entry.case == "title":
-        return surface[0].isupper()
+        return surface[0].isupper() or caseless_text
     return True
 
 
@@ -231,6 +232,9 @@ class Gazetteer:
 
     def _candidates(self, text: str) -> list[tuple[int, int, _Entry]]:
         lowered = _lower(text)
+        # Text written entirely in lower case (chat, forms) carries no capitalisation evidence;
+        # title-case lists then match lower-case words that are not English common words.
+        caseless_text = lowered == text
         found: list[tuple[int, int, _Entry]] = []
         for end_index, (length, entries) in self.automaton.iter(lowered):
             end = end_index + 1
@@ -239,9 +243,16 @@ class Gazetteer:
                 continue
             surface = text[start:end]
             for entry in entries:
-                if _case_ok(entry, surface):
-                    found.append((start, end, entry))
-                    break
+                if not _case_ok(entry, surface, caseless_text):
+                    continue
+                if (
+                    caseless_text
+                    and entry.case == "title"
+                    and any(in_lexicon(w, self.lexicon) for w in surface.split())
+                ):
+                    continue
+                found.append((start, end, entry))
+                break
         # Longest match first, then leftmost; overlapping shorter matches are dropped.
         found.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
         taken: list[tuple[int, int, _Entry]] = []

@@ -77,6 +77,8 @@ _STREET_PREFIX = (
     r"prospect|pr\.|vulytsia|vul\.)"
 )
 _CAP_WORD = r"\p{Lu}[\p{L}'’.\-]*"
+# Function words that title-case headlines capitalise ("5 Musicians Of The 70s" is no address).
+_TITLE_FUNCTION_WORD = r"(?:The|Of|And|In|For|To|A|An|On|At|By|With|From|Or|Is|Are|Was|Were)"
 # Street-type words written as separate lower-case words before the house number.
 _STREET_WORD = (
     r"(?:utca|út|tér|u\.|körút|köz|sor|fasor|str\.?|ulica|ul\.|ulice|gatan|gata|gate|vej|väg|"
@@ -255,7 +257,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(
         "street_number_words_number",
         "LOC",
-        rf"\b\d{{1,5}}[ \t]+(?:(?!{_MONTHS}\b){_CAP_WORD}[ \t]+){{1,3}}\d{{1,5}}[A-Za-z]?\b",
+        rf"\b\d{{1,5}}[ \t]+(?:(?!{_MONTHS}\b|{_TITLE_FUNCTION_WORD}\b){_CAP_WORD}[ \t]+){{1,3}}"
+        r"\d{1,5}[A-Za-z]?\b",
     ),
     Rule(
         "street_corner",

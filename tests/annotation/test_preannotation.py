@@ -1,0 +1,96 @@
+"""Pre-annotation: the service on the real database, and the job through a real Celery worker."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from annotation.models import AnnotationSet, SetKind, SetSource, Span
+from annotation.preannotation import RULE_BASED_NAME, preannotate_documents, recognizer_load
+from jobs.models import JobKind, JobStatus
+from jobs.services import job_create
+from tests.factories import DocumentFactory, JobFactory, ProjectFactory, UserFactory
+
+if TYPE_CHECKING:
+    from tests.celery_worker import CeleryWorker
+
+pytest_plugins = ["tests.celery_worker"]
+
+TEXTS = [
+    "The applicant, Mr Galip Yalman, a Turkish journalist, was born on 5 August 1945 in Ankara.",
+    "He lodged application no. 36110/97 against the Republic of Turkey on 12 March 1997.",
+]
+
+
+@pytest.mark.django_db
+def test_preannotation_stores_typed_spans_with_the_recognizer_version():
+    project = ProjectFactory()
+    docs = [DocumentFactory(project=project, text=text) for text in TEXTS]
+    result = preannotate_documents(project=project)
+    version = recognizer_load(project=project).version
+    assert result["documents"] == 2 and result["skipped"] == 0
+    sets = AnnotationSet.objects.filter(document__in=docs, kind=SetKind.MACHINE)
+    assert sets.count() == 2
+    for annotation_set in sets:
+        assert annotation_set.source == SetSource.PREANNOTATION
+        assert annotation_set.source_name == RULE_BASED_NAME
+        assert annotation_set.source_version == version
+    spans = {(s.annotation_set.document_id, s.text): s.entity_type for s in Span.objects.all()}
+    assert spans[(docs[0].pk, "Galip Yalman")] == "PERSON"
+    assert spans[(docs[0].pk, "5 August 1945")] == "DATETIME"
+    assert spans[(docs[1].pk, "36110/97")] == "CODE"
+    for span in Span.objects.select_related("annotation_set__document"):
+        assert span.annotation_set.document.text[span.start : span.end] == span.text
+    assert result["spans"] == Span.objects.count()
+
+
+@pytest.mark.django_db
+def test_preannotation_is_idempotent():
+    project = ProjectFactory()
+    DocumentFactory(project=project, text=TEXTS[0])
+    first = preannotate_documents(project=project)
+    again = preannotate_documents(project=project)
+    assert first["documents"] == 1
+    assert again["documents"] == 0 and again["skipped"] == 1
+    assert AnnotationSet.objects.filter(kind=SetKind.MACHINE).count() == 1
+    rerun = preannotate_documents(project=project, skip_existing=False)
+    assert rerun["documents"] == 1
+    assert AnnotationSet.objects.filter(kind=SetKind.MACHINE).count() == 2
+
+
+@pytest.mark.django_db
+def test_preannotation_skips_documents_this_job_already_did():
+    project = ProjectFactory()
+    DocumentFactory(project=project, text=TEXTS[0])
+    DocumentFactory(project=project, text=TEXTS[1])
+    job = JobFactory(project=project, kind=JobKind.PREANNOTATE)
+    preannotate_documents(project=project, job=job, skip_existing=False)
+    # A redelivered task of the same job must not add a second set per document.
+    again = preannotate_documents(project=project, job=job, skip_existing=False)
+    assert again["documents"] == 0
+    assert AnnotationSet.objects.filter(job=job).count() == 2
+
+
+@pytest.mark.celery_worker
+@pytest.mark.django_db(transaction=True)
+def test_preannotation_job_runs_in_a_real_worker(celery_worker: CeleryWorker):
+    project = ProjectFactory()
+    user = UserFactory()
+    for text in TEXTS * 3:
+        DocumentFactory(project=project, text=text)
+    job = job_create(
+        kind=JobKind.PREANNOTATE, params={"batch_size": 2}, project=project, created_by=user
+    )
+    job, observed = celery_worker.wait_for_job(job.pk, timeout=240)
+    assert job.status == JobStatus.SUCCEEDED, job.error
+    assert job.progress_done == job.progress_total == 6
+    assert job.result["documents"] == 6
+    sets = AnnotationSet.objects.filter(job=job)
+    assert sets.count() == 6
+    assert {s.source_version for s in sets} == {job.result["version"]}
+    assert (
+        Span.objects.filter(annotation_set__job=job, entity_type="CODE", text="36110/97").count()
+        == 3
+    )
+    assert "6 documents" in job.log_tail
