@@ -180,8 +180,25 @@ def _records(path: Path, fmt: str, progress: ProgressCallback | None) -> Iterato
                 progress(min(stream.tell(), total), total, "")
 
 
-def _annotator_user(name: str, created: list[str]) -> Any:
+IMPORTED_USER_SUFFIX = "@import"
+
+
+def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
+    """The account that owns an imported annotator's set.
+
+    An existing account is reused when it was itself created by an import (inactive)
+    or already belongs to the project; a file naming an unrelated active account
+    (say ``admin``) gets a separate ``<name>@import`` account instead, so an import
+    never attaches work to someone's real login.
+    """
     user = User.objects.filter(username=name).first()
+    if (
+        user is not None
+        and user.is_active
+        and not Membership.objects.filter(project=project, user=user).exists()
+    ):
+        name = f"{name}{IMPORTED_USER_SUFFIX}"
+        user = User.objects.filter(username=name).first()
     if user is None:
         # TAB annotators are people who never log in here: inactive, no usable password.
         user = User(username=name, is_active=False)
@@ -241,7 +258,7 @@ def document_import(
         summary.document_ids.append(document.pk)
         for annotator, mentions in record.annotations.items():
             if annotator not in users:
-                users[annotator] = _annotator_user(annotator, summary.users_created)
+                users[annotator] = _annotator_user(annotator, project, summary.users_created)
                 Membership.objects.get_or_create(
                     project=project, user=users[annotator], defaults={"role": Role.ANNOTATOR}
                 )

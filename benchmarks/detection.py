@@ -26,13 +26,16 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Presidio's e-mail recognizer uses tldextract, whose default extractor downloads the Public
+# Suffix List; an empty URL list makes it use the snapshot shipped in the package instead.
+os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 
-import regex  # noqa: E402
+import regex
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.recognizer import build_recognizer  # noqa: E402
-from workers.recognizer.base import DEFAULT_SPACY_MODEL, load_spacy  # noqa: E402
+from workers.recognizer import build_recognizer
+from workers.recognizer.base import DEFAULT_SPACY_MODEL, load_spacy
 
 TOKEN = regex.compile(r"\w+")
 Spans = list[tuple[int, int]]

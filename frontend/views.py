@@ -15,11 +15,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotation.models import (
+    AnnotationSet,
     Document,
     IdentifierType,
     Project,
     Role,
     SemanticType,
+    SetKind,
 )
 from annotation.selectors import (
     annotator_queue,
@@ -29,6 +31,12 @@ from annotation.selectors import (
 )
 
 REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
+MY_STATUS_LABELS = {
+    "new": "Not started",
+    "in_progress": "In progress",
+    "submitted": "Submitted",
+    "reviewed": "Reviewed",
+}
 
 
 def _project(user: Any, project_id: int, roles: tuple[str, ...]) -> tuple[Project, str]:
@@ -63,7 +71,16 @@ def home(request: HttpRequest) -> HttpResponse:
     for project in projects_for_user(user=request.user):
         role = project_role(user=request.user, project=project)
         if role == Role.ANNOTATOR:
-            documents = annotator_queue(user=request.user, project=project)
+            documents = list(annotator_queue(user=request.user, project=project))
+            own = dict(
+                AnnotationSet.objects.filter(
+                    annotator=request.user, kind=SetKind.HUMAN, document__in=documents
+                ).values_list("document_id", "status")
+            )
+            for document in documents:
+                # The annotator's own progress, not the document's (others may be done).
+                document.my_status = own.get(document.pk, "new")
+                document.my_status_label = MY_STATUS_LABELS.get(document.my_status, "")
         else:
             documents = documents_for_user(user=request.user, project=project)
         projects.append({"project": project, "role": role, "documents": documents})

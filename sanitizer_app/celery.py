@@ -22,6 +22,15 @@ app.conf.update(
     accept_content=["json"],
     task_default_queue="cpu",
     task_queues=(Queue("cpu"), Queue("gpu")),
+    # Model training and inference go to gpu workers; parsing, indexing, solving to cpu.
+    task_routes={
+        "sanitizer.import_documents": {"queue": "cpu"},
+        "sanitizer.kb_build": {"queue": "cpu"},
+        "sanitizer.distant_label": {"queue": "cpu"},
+        "sanitizer.preannotate": {"queue": "gpu"},
+        "sanitizer.train_recognizer": {"queue": "gpu"},
+        "sanitizer.train_masker": {"queue": "gpu"},
+    },
     task_acks_late=True,
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,

@@ -9,6 +9,7 @@ with its traceback.
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
 from annotation.services import DomainError
-from jobs.models import Job
+from jobs.models import Job, JobStatus
 from jobs.services import (
     JobCancelledError,
     job_fail,
@@ -42,18 +43,23 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
 
 
 class Reporter:
-    """Progress sink handed to services and plain-Python code as a callback."""
+    """Progress sink handed to services and plain-Python code as a callback.
 
-    def __init__(self, job_id: int, min_interval: int = 1):
+    Row updates are throttled to one per ``min_seconds`` (a fine-grained caller may
+    report every document); messages and the final report always go through, and
+    every write also checks for cancellation.
+    """
+
+    def __init__(self, job_id: int, min_seconds: float = 0.5):
         self.job_id = job_id
-        self._last_done = -1
-        self._min_interval = min_interval
+        self._min_seconds = min_seconds
+        self._last = float("-inf")
 
     def __call__(self, done: int, total: int, message: str = "") -> None:
-        # Throttle row updates on fine-grained progress; messages always go through.
-        if message or done - self._last_done >= self._min_interval or done >= total:
+        now = time.monotonic()
+        if message or now - self._last >= self._min_seconds or (total and done >= total):
             job_progress(job_id=self.job_id, done=done, total=total, message=message)
-            self._last_done = done
+            self._last = now
 
     def log(self, message: str) -> None:
         job_log(job_id=self.job_id, message=message)
@@ -78,7 +84,8 @@ def run_job(task: Task, job_id: int, body: Callable[[Job, Reporter], dict[str, A
             from django.db import connection
 
             connection.close()
-            Job.objects.filter(pk=job_id).update(status="queued")
+            # Only a job still running goes back to the queue: a cancellation stands.
+            Job.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED)
             raise task.retry(exc=exc, countdown=5 * 2**task.request.retries) from exc
         job_fail(job_id=job_id, error=traceback.format_exc())
     except Exception:
@@ -110,7 +117,6 @@ def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
 @shared_task(
     bind=True,
     name="sanitizer.import_documents",
-    queue="cpu",
     soft_time_limit=3000,
     time_limit=3300,
     max_retries=3,
@@ -143,7 +149,6 @@ def _preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:
 @shared_task(
     bind=True,
     name="sanitizer.preannotate",
-    queue="gpu",
     soft_time_limit=6 * 3600,
     time_limit=6 * 3600 + 300,
     max_retries=3,
@@ -172,7 +177,6 @@ def _train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
 @shared_task(
     bind=True,
     name="sanitizer.train_recognizer",
-    queue="gpu",
     soft_time_limit=12 * 3600,
     time_limit=12 * 3600 + 600,
     max_retries=1,
@@ -188,7 +192,7 @@ def _kb_build(job: Job, reporter: Reporter) -> dict[str, Any]:
 
     kb = KnowledgeBase.objects.get(pk=job.params["knowledge_base_id"])
     reporter.log(f"indexing {kb.source_format} knowledge base {kb.name}")
-    kb = knowledge_base_build(knowledge_base=kb, progress=Reporter(job.pk, min_interval=10_000))
+    kb = knowledge_base_build(knowledge_base=kb, progress=Reporter(job.pk, min_seconds=1.0))
     return {
         "knowledge_base_id": kb.pk,
         "persons": kb.n_persons,
@@ -200,7 +204,6 @@ def _kb_build(job: Job, reporter: Reporter) -> dict[str, Any]:
 @shared_task(
     bind=True,
     name="sanitizer.kb_build",
-    queue="cpu",
     soft_time_limit=12 * 3600,
     time_limit=12 * 3600 + 600,
     max_retries=1,
@@ -231,7 +234,6 @@ def _distant_label(job: Job, reporter: Reporter) -> dict[str, Any]:
 @shared_task(
     bind=True,
     name="sanitizer.distant_label",
-    queue="cpu",
     soft_time_limit=6 * 3600,
     time_limit=6 * 3600 + 300,
     max_retries=3,

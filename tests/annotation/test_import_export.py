@@ -167,6 +167,26 @@ def test_second_import_reuses_annotator_accounts(tab_sample_path, tmp_path):
     assert get_user_model().objects.filter(username="annotator1").count() == 1
 
 
+def test_import_never_attaches_sets_to_an_unrelated_active_account(tab_sample_path):
+    User = get_user_model()
+    real = User.objects.create_user(username="annotator1", password="x-secret-123")
+    import_file(tab_sample_path)
+    assert not AnnotationSet.objects.filter(annotator=real).exists()
+    stand_in = User.objects.get(username="annotator1@import")
+    assert not stand_in.is_active
+    assert AnnotationSet.objects.filter(annotator=stand_in).count() == 3
+    assert not Membership.objects.filter(user=real).exists()
+
+
+def test_import_uses_an_active_account_that_belongs_to_the_project(tab_sample_path):
+    User = get_user_model()
+    member = User.objects.create_user(username="annotator1", password="x-secret-123")
+    project = Project.objects.create(name="P")
+    Membership.objects.create(project=project, user=member, role=Role.ANNOTATOR)
+    import_file(tab_sample_path)
+    assert AnnotationSet.objects.filter(annotator=member).count() == 3
+
+
 # --- target person --------------------------------------------------------------------
 
 
@@ -321,9 +341,13 @@ def test_missing_file_is_an_error(tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_command_line_exit_status_and_messages(tab_sample_path, tmp_path):
     """The real ``manage.py`` process: summary on success, error and status 1 on a bad file."""
+    # Imported here: importing it at collection would keep pytest from rewriting its
+    # asserts when other modules load it as a plugin.
+    from tests.celery_worker import database_url
+
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "SECRET_KEY": "test-only",
         "DB_CONN_MAX_AGE": "0",
     }
@@ -355,11 +379,6 @@ def test_command_line_exit_status_and_messages(tab_sample_path, tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert "Imported 3 documents" in ok.stdout
     assert Document.objects.filter(project__name="cli").count() == 3
-
-
-def _database_url() -> str:
-    s = connection.settings_dict
-    return f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 # --- JSONL and text -------------------------------------------------------------------

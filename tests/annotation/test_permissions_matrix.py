@@ -129,8 +129,14 @@ def build_world() -> World:
     )
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    # The default PBKDF2 costs ~0.3 s per factory user, and every case builds five.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
-def world(db: Any) -> World:
+def world(db: Any, fast_password_hashing: None) -> World:
     return build_world()
 
 

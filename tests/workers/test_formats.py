@@ -127,6 +127,12 @@ def test_tab_document_is_read_with_all_fields():
     assert m.attrs == {"edit_type": "check"}
 
 
+def test_a_subset_name_other_than_train_dev_test_is_kept_for_export():
+    (record,) = read_tab([tab_doc(dataset_type="holdout")])
+    assert record.split == "none"
+    assert record.to_tab()["dataset_type"] == "holdout"
+
+
 def test_a_single_tab_object_is_accepted():
     assert [r.doc_id for r in read_tab(tab_doc())] == ["d1"]
 
@@ -169,7 +175,7 @@ def _mutate_mention(**changes: Any) -> dict[str, Any]:
         (_mutate_mention(end_offset=True), "end_offset must be an integer"),
         (tab_doc(text=None), "document 'd1': text is missing"),
         (tab_doc(meta=["x"]), "document 'd1': meta must be an object"),
-        (tab_doc(dataset_type="holdout"), "unknown dataset_type 'holdout'"),
+        (tab_doc(dataset_type=3), "document 'd1': dataset_type must be a string"),
         (tab_doc(annotations={"ann": []}), "annotator 'ann' has no entity_mentions list"),
         (tab_doc(doc_id=""), "item #0 has no doc_id"),
     ],

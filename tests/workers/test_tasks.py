@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from io import StringIO
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.apps import apps
+from django.core.management import call_command
 from django.db import OperationalError
 
 from annotation.models import AnnotationSet, Document, Project, Span
@@ -178,11 +180,36 @@ def test_transient_errors_fail_the_job_once_retries_are_exhausted():
     assert "server closed the connection" in job.error
 
 
+class RetryRequested(Exception):
+    pass
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transient_error_after_cancellation_does_not_revive_the_job():
+    job = JobFactory.create()
+
+    def retry(exc: BaseException, countdown: int) -> BaseException:
+        return RetryRequested(countdown)
+
+    task = _task(max_retries=3)
+    task.retry = retry
+
+    def body(running: Job, reporter: Reporter) -> dict[str, Any]:
+        job_cancel(job=Job.objects.get(pk=running.pk))
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with pytest.raises(RetryRequested):
+        run_job(task, job.pk, body)
+
+    job.refresh_from_db()
+    assert job.status == JobStatus.CANCELLED
+
+
 @pytest.mark.django_db
 def test_reporter_throttles_progress_but_always_writes_messages():
     job = JobFactory.create()
     job_start(job_id=job.pk)
-    reporter = Reporter(job.pk, min_interval=100)
+    reporter = Reporter(job.pk, min_seconds=3600)
     reporter(150, 1000)
     reporter(200, 1000)  # within the interval of the last write: skipped
     job.refresh_from_db()
@@ -268,6 +295,24 @@ def test_worker_fails_a_bad_import_and_stores_nothing(
     after = table_counts()
     assert after.pop("jobs.Job") == before.pop("jobs.Job") + 1
     assert after == before
+
+
+@pytest.mark.slow
+@pytest.mark.celery_worker
+@pytest.mark.django_db(transaction=True)
+def test_import_command_in_the_background(celery_worker: CeleryWorker, tab_sample_path):
+    out = StringIO()
+    call_command(
+        "import_documents", "--project", "bg", "--format", "tab", "--background",
+        str(tab_sample_path), stdout=out,
+    )  # fmt: skip
+
+    job = Job.objects.get(project__name="bg")
+    assert f"Queued import job #{job.pk}" in out.getvalue()
+    job, _ = celery_worker.wait_for_job(job.pk, timeout=120)
+    assert job.status == JobStatus.SUCCEEDED, job.error
+    assert job.result["documents"] == 3
+    assert Document.objects.filter(project__name="bg").count() == 3
 
 
 @pytest.mark.slow

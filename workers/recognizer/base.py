@@ -55,7 +55,8 @@ def load_spacy(model_name: str, disable: tuple[str, ...] = ()) -> Language:
 def spacy_model_id(model_name: str) -> str:
     """``name-version`` of an installed spaCy model, as recorded in its meta."""
     nlp = load_spacy(model_name, ())
-    return f"{nlp.meta.get('lang', 'xx')}_{nlp.meta.get('name', model_name)}-{nlp.meta.get('version', '?')}"
+    meta = nlp.meta
+    return f"{meta.get('lang', 'xx')}_{meta.get('name', model_name)}-{meta.get('version', '?')}"
 
 
 @functools.lru_cache(maxsize=4)
@@ -87,6 +88,10 @@ def in_lexicon(word: str, lexicon: frozenset[str]) -> bool:
     if low in lexicon:
         return True
     for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        if low.endswith(suffix) and len(low) > len(suffix) + 2 and low[: -len(suffix)] + repl in lexicon:
+        if (
+            low.endswith(suffix)
+            and len(low) > len(suffix) + 2
+            and low[: -len(suffix)] + repl in lexicon
+        ):
             return True
     return False

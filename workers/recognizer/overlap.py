@@ -115,7 +115,12 @@ def resolve_overlaps(
             continue
         for p_start, p_end in _free_pieces(cand.start, cand.end, overlapping):
             piece = make_span(
-                text, p_start, p_end, cand.label, cand.source, cand.confidence,
+                text,
+                p_start,
+                p_end,
+                cand.label,
+                cand.source,
+                cand.confidence,
                 {**cand.attrs, "trimmed": True},
             )
             if piece is None or not _on_word_boundaries(text, piece.start, piece.end):

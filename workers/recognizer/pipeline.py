@@ -22,14 +22,14 @@ CONFIG_VERSION = "1"
 _LEGAL_REFERENCE_BEFORE = regex.compile(
     r"(?:\b(?:Articles?|Art\.|paragraphs?|paras?\.|Rules?|Sections?|Chapters?|Protocol"
     r"(?:\s+No\.)?|sub-paragraphs?|points?|items?|Annex|Appendix|Schedule|Part|Title|Book|"
-    r"Regulation|Directive|Recommendation)|§§?)\s*(?:\d+[\s,]*(?:§§?|and|to|-|–)?\s*)*$",
+    r"Regulation|Directive|Recommendation)|§§?)\s*(?:\d+[\s,]*(?:§§?|and|to|-|\u2013)?\s*)*$",
     regex.IGNORECASE,
 )
 _PROVISION = regex.compile(
     r"(?:Articles?|Art\.|Rules?|Sections?|§§?|paragraphs?|paras?\.|Protocol(?:\s+No\.)?)\s*\d",
     regex.IGNORECASE,
 )
-_NUMERIC_ONLY = regex.compile(r"[\d\s§.,()–\-]+(?:\s?(?:and|to)\s?[\d\s§.,()–\-]+)*")
+_NUMERIC_ONLY = regex.compile(r"[\d\s§.,()\u2013\-]+(?:\s?(?:and|to)\s?[\d\s§.,()\u2013\-]+)*")
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,9 @@ class RecognizerConfig:
         comps = data.get("components")
         specs = (
             tuple(
-                ComponentSpec(c) if isinstance(c, str) else ComponentSpec(c["name"], c.get("params", {}))
+                ComponentSpec(c)
+                if isinstance(c, str)
+                else ComponentSpec(c["name"], c.get("params", {}))
                 for c in comps
             )
             if comps is not None
@@ -124,7 +126,9 @@ class Recognizer:
             self._nlp = load_spacy(config.spacy_model, unused)
             model_id = spacy_model_id(config.spacy_model)
         names = "+".join(c.signature() for c in self.components)
-        self.version = f"recognizer-v{config.version}|{names}|{self.policy.signature()}|spacy:{model_id}"
+        self.version = (
+            f"recognizer-v{config.version}|{names}|{self.policy.signature()}|spacy:{model_id}"
+        )
 
     def _make_component(self, name: str, params: Mapping[str, Any]) -> Component:
         factory = component_registry.get(name)
@@ -157,7 +161,10 @@ class Recognizer:
             docs = self._nlp.pipe(texts, batch_size=self.config.batch_size)
         else:
             docs = [None] * len(texts)
-        return [self._finish(text, self._candidates(text, doc)) for text, doc in zip(texts, docs, strict=True)]
+        return [
+            self._finish(text, self._candidates(text, doc))
+            for text, doc in zip(texts, docs, strict=True)
+        ]
 
 
 def build_recognizer(config: RecognizerConfig | Mapping[str, Any] | None = None) -> Recognizer:

@@ -8,8 +8,8 @@ from workers.types import SEMANTIC_TYPES, EntitySpan
 
 # Leading words that are not part of an entity in TAB's guidelines ("the Ministry" -> "Ministry").
 _LEADING_DETERMINER = regex.compile(r"^(?:the|a|an|The|A|An|THE)\s+")
-_TRAILING_PUNCT = ".,;:!?)]}'\"»”’-–—/"
-_LEADING_PUNCT = "([{'\"«“‘-–—/,;:."
+_TRAILING_PUNCT = ".,;:!?)]}'\"\u00bb\u201d\u2019-\u2013\u2014/"
+_LEADING_PUNCT = "([{'\"\u00ab\u201c\u2018-\u2013\u2014/,;:."
 # A final period is kept when it closes an abbreviation or an initial ("Mr.", "Inc.", "J.").
 _ABBREV_END = regex.compile(
     r"(?:^|[\s(])(?:\p{L}|Mr|Mrs|Ms|Mx|Dr|Prof|Rev|Fr|Sr|Sra|Srta|St|Ave|Rd|Blvd|Apt|Inc|Ltd|"

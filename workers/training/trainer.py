@@ -89,8 +89,12 @@ class TrainingResult:
 
 @dataclass
 class _Prepared:
+    # Token ids and tag ids are compact int32 arrays: a silver corpus of thousands of
+    # long documents would take gigabytes as Python int lists.
+    input_ids: list[np.ndarray]
+    tag_ids: list[np.ndarray]
+    # Kept for dev documents only (decoding needs offsets); empty for training data.
     encodings: list[EncodedText]
-    tag_ids: list[list[int]]
     gold_spans: list[list[EntitySpan]]
     ignored_spans: int
 
@@ -104,18 +108,22 @@ def _check_example(index: int, text: str, spans: Sequence[EntitySpan]) -> None:
             )
 
 
-def _prepare(tokenizer: Any, examples: Sequence[Example], config: TrainingConfig) -> _Prepared:
+def _prepare(
+    tokenizer: Any, examples: Sequence[Example], config: TrainingConfig, keep_encodings: bool
+) -> _Prepared:
     tag_index = {t: i for i, t in enumerate(config.tags)}
-    prepared = _Prepared([], [], [], 0)
+    prepared = _Prepared([], [], [], [], 0)
     for i, (text, spans) in enumerate(examples):
         _check_example(i, text, spans)
         enc = encode_text(tokenizer, text)
         tags = bio_tags_for(enc, spans, config.labels)
         prepared.ignored_spans += len(spans) - len(select_spans(spans, config.labels))
-        prepared.encodings.append(enc)
-        prepared.tag_ids.append([tag_index[t] for t in tags])
-        # Gold spans as the model can express them: projected onto token boundaries.
-        prepared.gold_spans.append(decode_spans(enc, tags))
+        prepared.input_ids.append(np.asarray(enc.input_ids, dtype=np.int32))
+        prepared.tag_ids.append(np.asarray([tag_index[t] for t in tags], dtype=np.int32))
+        if keep_encodings:
+            prepared.encodings.append(enc)
+            # Gold spans as the model can express them: projected onto token boundaries.
+            prepared.gold_spans.append(decode_spans(enc, tags))
     return prepared
 
 
@@ -150,7 +158,7 @@ def _evaluate(
         config.merge_strategy,
         config.eval_batch_size,
         device,
-        doc_tag_ids=dev.tag_ids,
+        doc_tag_ids=[t.tolist() for t in dev.tag_ids],
     )
     gold_tags: list[str] = []
     pred_tags: list[str] = []
@@ -158,7 +166,7 @@ def _evaluate(
     for enc, lg, ids in zip(dev.encodings, logits, dev.tag_ids, strict=True):
         token_tags, spans = spans_from_logits(enc, lg, config.tags, source="")
         pred_tags.extend(token_tags)
-        gold_tags.extend(config.tags[i] for i in ids)
+        gold_tags.extend(config.tags[int(i)] for i in ids)
         pred_spans.append(spans)
     metrics = {"dev_loss": loss_sum / loss_tokens if loss_tokens else 0.0}
     metrics.update(token_prf(gold_tags, pred_tags, config.labels))
@@ -219,20 +227,24 @@ def train(
     if not train_list:
         raise ValueError("no training examples")
     report(0, 1, f"tokenizing {len(train_list)} train and {len(dev_list)} dev documents")
-    train_data = _prepare(tokenizer, train_list, config)
-    dev_data = _prepare(tokenizer, dev_list, config)
+    train_data = _prepare(tokenizer, train_list, config, keep_encodings=False)
+    dev_data = _prepare(tokenizer, dev_list, config, keep_encodings=True)
 
-    windows: list[tuple[list[int], list[int]]] = []
-    for enc, ids in zip(train_data.encodings, train_data.tag_ids, strict=True):
-        for s, e in make_windows(len(enc), window_size, config.window_overlap):
-            windows.append(
-                (
-                    special.prefix + enc.input_ids[s:e] + special.suffix,
-                    [IGNORE_INDEX] * len(special.prefix)
-                    + ids[s:e]
-                    + [IGNORE_INDEX] * len(special.suffix),
-                )
-            )
+    # (document, first token, end token) of every training window.
+    windows = [
+        (d, s, e)
+        for d, ids in enumerate(train_data.input_ids)
+        for s, e in make_windows(len(ids), window_size, config.window_overlap)
+    ]
+    label_prefix = [IGNORE_INDEX] * len(special.prefix)
+    label_suffix = [IGNORE_INDEX] * len(special.suffix)
+
+    def window_example(k: int) -> tuple[list[int], list[int]]:
+        d, s, e = windows[k]
+        ids = special.prefix + train_data.input_ids[d][s:e].tolist() + special.suffix
+        labels = label_prefix + train_data.tag_ids[d][s:e].tolist() + label_suffix
+        return ids, labels
+
     if not windows:
         raise ValueError("the training examples contain no tokens")
 
@@ -314,7 +326,7 @@ def train(
         running = 0.0
         seen = 0
         for b in range(0, len(order), config.batch_size):
-            chunk = [windows[k] for k in order[b : b + config.batch_size]]
+            chunk = [window_example(k) for k in order[b : b + config.batch_size]]
             batch = pad_batch([c[0] for c in chunk], pad_id, [c[1] for c in chunk])
             loss = model(**{k: v.to(device) for k, v in batch.items()}).loss
             loss.backward()

@@ -97,24 +97,163 @@ class _Entry:
 # Words that are capitalised at a sentence start or in headings but are not names; a title-case
 # list never matches them (lower-cased comparison).
 _NOT_NAMES = frozenset(
-    """a an the and or but if of in on at to for by with from as is was be are were this that
-    these those he she it we they i you his her its our their my your me him us them who whom
-    which what when where why how all any some no not yes may june april august march will can
-    may must shall should would could court state states government republic article section
-    chapter part law act code convention protocol judge justice president minister police
-    prosecutor applicant applicants application mr mrs ms dr sir madam lord lady saint st mount
-    north south east west new old great little good best page sun moon day night monday tuesday
-    wednesday thursday friday saturday sunday january february july september october november
-    december christmas easter god bank union city county street road avenue""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "by",
+        "with",
+        "from",
+        "as",
+        "is",
+        "was",
+        "be",
+        "are",
+        "were",
+        "this",
+        "that",
+        "these",
+        "those",
+        "he",
+        "she",
+        "it",
+        "we",
+        "they",
+        "i",
+        "you",
+        "his",
+        "her",
+        "its",
+        "our",
+        "their",
+        "my",
+        "your",
+        "me",
+        "him",
+        "us",
+        "them",
+        "who",
+        "whom",
+        "which",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "some",
+        "no",
+        "not",
+        "yes",
+        "may",
+        "june",
+        "april",
+        "august",
+        "march",
+        "will",
+        "can",
+        "may",
+        "must",
+        "shall",
+        "should",
+        "would",
+        "could",
+        "court",
+        "state",
+        "states",
+        "government",
+        "republic",
+        "article",
+        "section",
+        "chapter",
+        "part",
+        "law",
+        "act",
+        "code",
+        "convention",
+        "protocol",
+        "judge",
+        "justice",
+        "president",
+        "minister",
+        "police",
+        "prosecutor",
+        "applicant",
+        "applicants",
+        "application",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "sir",
+        "madam",
+        "lord",
+        "lady",
+        "saint",
+        "st",
+        "mount",
+        "north",
+        "south",
+        "east",
+        "west",
+        "new",
+        "old",
+        "great",
+        "little",
+        "good",
+        "best",
+        "page",
+        "sun",
+        "moon",
+        "day",
+        "night",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "july",
+        "september",
+        "october",
+        "november",
+        "december",
+        "christmas",
+        "easter",
+        "god",
+        "bank",
+        "union",
+        "city",
+        "county",
+        "street",
+        "road",
+        "avenue",
+    ]
 )
 
 _WORD_AFTER = regex.compile(
-    r"[ \t]+((?:\p{Lu}\.?[ \t]+)*\p{Lu}[\p{Ll}\p{Lu}'’\-]*\p{Ll}[\p{L}'’\-]*)"
+    r"[ \t]+((?:\p{Lu}\.?[ \t]+)*\p{Lu}[\p{Ll}\p{Lu}'\u2019\-]*\p{Ll}[\p{L}'\u2019\-]*)"
 )
+# Between two name parts only spaces and initials may stand ("Clara R. Dickson").
+_NAME_GAP = regex.compile(r"[ \t]+(?:\p{Lu}\.?[ \t]+)*")
 _MODIFIER_POS = frozenset({"NOUN", "PROPN", "ADJ"})
 _MAX_MODIFIERS = 3
-_WORD_BEFORE = regex.compile(r"(\p{Lu}[\p{Ll}'’\-]*\p{Ll}[\p{L}'’\-]*)[ \t]+$")
-_SENTENCE_END_CHARS = frozenset(".!?:;\n\r\"'“”‘’>•*-")
+_WORD_BEFORE = regex.compile(r"(\p{Lu}[\p{Ll}'\u2019\-]*\p{Ll}[\p{L}'\u2019\-]*)[ \t]+$")
+_SENTENCE_END_CHARS = frozenset(".!?:;\n\r\"'\u201c\u201d\u2018\u2019>•*-")
 
 
 def _pluralize(term: str) -> str | None:
@@ -168,7 +307,11 @@ def _build_automaton(
                 if spec.label in ("PERSON", "LOC") and key in _NOT_NAMES:
                     continue
                 entry = _Entry(
-                    spec.label, spec.case, form if exact else None, spec.role, spec.file,
+                    spec.label,
+                    spec.case,
+                    form if exact else None,
+                    spec.role,
+                    spec.file,
                     spec.extend_left,
                 )
                 bucket = table.setdefault(key, [])
@@ -303,15 +446,20 @@ class Gazetteer:
             i -= 1
         return start
 
-    def _join_person(self, text: str, spans: list[list[int | str]]) -> list[list[int | str]]:
-        """Grow name matches over adjacent capitalised words and merge touching PERSON spans."""
-        for item in spans:
-            start, end, role = int(item[0]), int(item[1]), str(item[2])
+    def _join_person(self, text: str, names: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+        """Grow name matches over adjacent capitalised words and merge touching PERSON spans.
+
+        ``names`` holds ``(start, end, role)``; a given name takes the capitalised word after it
+        (an unknown surname), any name takes a capitalised word before it unless that word
+        starts a sentence.
+        """
+        grown: list[tuple[int, int]] = []
+        for start, end, role in names:
             if role == "first":
                 m = _WORD_AFTER.match(text, end)
                 if m and m.group(1).lower() not in _NOT_NAMES:
                     end = m.end()
-            if role == "last" or role == "first":
+            if role in ("first", "last"):
                 m = _WORD_BEFORE.search(text, max(0, start - 40), start)
                 if (
                     m
@@ -319,29 +467,29 @@ class Gazetteer:
                     and not _sentence_initial(text, m.start(1))
                 ):
                     start = m.start(1)
-            item[0], item[1] = start, end
-        merged: list[list[int | str]] = []
-        for item in sorted(spans, key=lambda s: int(s[0])):
+            grown.append((start, end))
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(grown):
             if merged:
-                prev = merged[-1]
-                gap = text[int(prev[1]) : int(item[0])]
-                if int(item[0]) <= int(prev[1]) or regex.fullmatch(r"[ \t]+(?:\p{Lu}\.?[ \t]+)*", gap):
-                    prev[1] = max(int(prev[1]), int(item[1]))
+                prev_start, prev_end = merged[-1]
+                gap = text[prev_end:start]
+                if start <= prev_end or _NAME_GAP.fullmatch(gap):
+                    merged[-1] = (prev_start, max(prev_end, end))
                     continue
-            merged.append(item)
+            merged.append((start, end))
         return merged
 
     def __call__(self, text: str, doc: Doc | None) -> list[EntitySpan]:
         """Spans for all list terms found in ``text``."""
         out: list[EntitySpan] = []
-        people: list[list[int | str]] = []
+        people: list[tuple[int, int, str]] = []
         for start, end, entry in self._candidates(text):
             if entry.case == "title" and not self._plausible_name(text, start, end, doc):
                 continue
             if entry.extend_left:
                 start = self._extend_left(text, start, doc)
             if entry.label == "PERSON" and self.join_names:
-                people.append([start, end, entry.role])
+                people.append((start, end, entry.role))
                 continue
             span = make_span(
                 text, start, end, entry.label, self.name, self.confidence, {"list": entry.list_name}
@@ -349,9 +497,14 @@ class Gazetteer:
             if span is not None:
                 out.append(span)
         if people:
-            for start, end, _role in self._join_person(text, people):
+            for start, end in self._join_person(text, people):
                 span = make_span(
-                    text, int(start), int(end), "PERSON", self.name, self.confidence,
+                    text,
+                    start,
+                    end,
+                    "PERSON",
+                    self.name,
+                    self.confidence,
                     {"list": "person_names"},
                 )
                 if span is not None:
@@ -378,6 +531,10 @@ def make_gazetteer(
         for item in (lists if lists is not None else DEFAULT_LISTS)
     )
     return Gazetteer(
-        "gazetteer", Path(directory) if directory else DEFAULT_DIRECTORY, specs, confidence,
-        join_names, english_lexicon(spacy_model),
+        "gazetteer",
+        Path(directory) if directory else DEFAULT_DIRECTORY,
+        specs,
+        confidence,
+        join_names,
+        english_lexicon(spacy_model),
     )

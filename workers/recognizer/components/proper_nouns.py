@@ -25,11 +25,47 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 _LOCATIVE_CUES = frozenset(
-    "in to from at near via towards toward city town village visit visited visiting".split()
+    [
+        "in",
+        "to",
+        "from",
+        "at",
+        "near",
+        "via",
+        "towards",
+        "toward",
+        "city",
+        "town",
+        "village",
+        "visit",
+        "visited",
+        "visiting",
+    ]
 )
-_PERSON_CUES = frozenset("by dear name named called with and".split())
-_PARTICLES = frozenset("de la le du des di del della da do dos das van von der den ten ter".split())
-_SENTENCE_END = frozenset(".!?:;\n\r\"'“”>|•")
+_PERSON_CUES = frozenset(["by", "dear", "name", "named", "called", "with", "and"])
+_PARTICLES = frozenset(
+    [
+        "de",
+        "la",
+        "le",
+        "du",
+        "des",
+        "di",
+        "del",
+        "della",
+        "da",
+        "do",
+        "dos",
+        "das",
+        "van",
+        "von",
+        "der",
+        "den",
+        "ten",
+        "ter",
+    ]
+)
+_SENTENCE_END = frozenset(".!?:;\n\r\"'\u201c\u201d>|•")
 
 
 def _sentence_initial(text: str, start: int) -> bool:
@@ -59,10 +95,10 @@ class ProperNouns:
         word = tok.text
         if len(word) < self.min_len or not word[0].isupper():
             return False
-        if not all(ch.isalpha() or ch in "-'’" for ch in word):
+        if not all(ch.isalpha() or ch in "-'\u2019" for ch in word):
             return False
         # Contractions and possessives ("DON'T", "Anna's") are judged by their first part.
-        stem = regex.split(r"['’]", word, maxsplit=1)[0]
+        stem = regex.split(r"['\u2019]", word, maxsplit=1)[0]
         if len(stem) < self.min_len or in_lexicon(stem, self.lexicon):
             return False
         # An unknown all-caps word of 4+ letters (a place on its own address line) needs no tag.

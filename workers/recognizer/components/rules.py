@@ -68,7 +68,7 @@ _STREET_SUFFIX_ANY = (
 _FOREIGN_STREET_END = (
     r"(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|ufer|vej|vei|veien|gade|gate|gata|"
     r"gatan|vägen|väg|gränd|stræde|laan|straat|gracht|plein|dreef|kade|singel|katu|tie|kuja|"
-    r"polku|kaari|rinne|tee|tänav|iela|gatvė|utca|út|ulica|ulice|cesta|trg|sokak|sokağı|caddesi)"
+    r"polku|kaari|rinne|tee|tänav|iela|gatvė|utca|út|ulica|ulice|cesta|trg|sokak|sokağ\u0131|caddesi)"
 )
 _STREET_PREFIX = (
     r"(?:ul\.|ulica|al\.|aleja|os\.|pl\.|plac|rue|avenue|av\.|avda\.|bd\.?|boulevard|chemin|"
@@ -76,7 +76,7 @@ _STREET_PREFIX = (
     r"carrer|rua|praça|travessa|estrada|rodovia|strada|bulevardul|bulevard|str\.|ulitsa|prospekt|"
     r"prospect|pr\.|vulytsia|vul\.)"
 )
-_CAP_WORD = r"\p{Lu}[\p{L}'’.\-]*"
+_CAP_WORD = r"\p{Lu}[\p{L}'\u2019.\-]*"
 # Function words that title-case headlines capitalise ("5 Musicians Of The 70s" is no address).
 _TITLE_FUNCTION_WORD = r"(?:The|Of|And|In|For|To|A|An|On|At|By|With|From|Or|Is|Are|Was|Were)"
 # Street-type words written as separate lower-case words before the house number.
@@ -107,7 +107,7 @@ def _phone_ok(s: str) -> bool:
     if digits < 7 or digits > 15:
         return False
     # ISO dates, year ranges and decimals are not phone numbers.
-    return not regex.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{4}\s*[-–]\s*\d{4}|\d+[.,]\d+", s.strip())
+    return not regex.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{4}\s*[-\u2013]\s*\d{4}|\d+[.,]\d+", s.strip())
 
 
 def _card_ok(s: str) -> bool:
@@ -164,7 +164,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         r"(?:com|org|net|edu|gov|int|mil|info|biz|name|io|eu|[a-z]{2})(?:\.[a-z]{2})?"
         r"(?:/[^\s<>\"']*)?(?![\w@-])",
     ),
-    Rule("ipv4", "CODE", r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.]\d)"),
+    Rule(
+        "ipv4",
+        "CODE",
+        r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.]\d)",
+    ),
     Rule(
         "ipv6",
         "CODE",
@@ -173,7 +177,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     ),
     Rule("iban", "CODE", r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b"),
     Rule("ssn", "CODE", r"\b\d{3}-\d{2}-\d{4}\b"),
-    Rule("card_number", "CODE", r"(?<![\d-])\d{4}(?:[ -]?\d{2,4}){2,4}(?:[ -]?\d{1,3})?(?![\d-])", validator=_card_ok),
+    Rule(
+        "card_number",
+        "CODE",
+        r"(?<![\d-])\d{4}(?:[ -]?\d{2,4}){2,4}(?:[ -]?\d{1,3})?(?![\d-])",
+        validator=_card_ok,
+    ),
     Rule(
         "phone",
         "CODE",
@@ -205,7 +214,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(
         "postcode_labelled",
         "LOC",
-        r"\b(?:zip(?:\s?code)?|post(?:al)?\s?code|postcode|PLZ|CAP|CEP)\b[\s:#.]*([A-Z]{0,2}[\d][\dA-Z -]{1,8}[\dA-Z])",
+        r"\b(?:zip(?:\s?code)?|post(?:al)?\s?code|postcode|PLZ|CAP|CEP)\b[\s:#.]*"
+        r"([A-Z]{0,2}[\d][\dA-Z -]{1,8}[\dA-Z])",
         group=1,
         flags=regex.I,
     ),
@@ -233,18 +243,21 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(
         "street_numbered",
         "LOC",
-        rf"\b\d{{1,5}}[A-Za-z]?(?:[ \t]+\d{{1,5}})?[ \t]+(?:(?:{_CAP_WORD}|{_PARTICLE})[ \t]+){{0,4}}"
+        rf"\b\d{{1,5}}[A-Za-z]?(?:[ \t]+\d{{1,5}})?[ \t]+"
+        rf"(?:(?:{_CAP_WORD}|{_PARTICLE})[ \t]+){{0,4}}"
         rf"{_CAP_WORD}[ \t]+{_STREET_SUFFIX_ANY}(?![\p{{L}}])",
     ),
     Rule(
         "street_named",
         "LOC",
-        rf"\b(?:{_CAP_WORD}[ \t]+){{1,3}}{_STREET_SUFFIX_SAFE}(?![\p{{L}}])(?:[ \t]+\d{{1,5}}[A-Za-z]?\b)?",
+        rf"\b(?:{_CAP_WORD}[ \t]+){{1,3}}{_STREET_SUFFIX_SAFE}(?![\p{{L}}])"
+        r"(?:[ \t]+\d{1,5}[A-Za-z]?\b)?",
     ),
     Rule(
         "street_foreign_suffix",
         "LOC",
-        rf"(?:\b\d{{1,5}}[ \t]+)?(?:{_CAP_WORD}[ \t]+){{0,2}}\p{{Lu}}[\p{{L}}\-]*{_FOREIGN_STREET_END}"
+        rf"(?:\b\d{{1,5}}[ \t]+)?(?:{_CAP_WORD}[ \t]+){{0,2}}"
+        rf"\p{{Lu}}[\p{{L}}\-]*{_FOREIGN_STREET_END}"
         r"[ \t]+\d{1,5}[A-Za-z]?\b",
         flags=regex.V1,
     ),
@@ -263,7 +276,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(
         "street_corner",
         "LOC",
-        rf"\b(corner\s+of\s+(?:{_CAP_WORD}|\d{{1,5}})(?:[ \t]+(?:{_CAP_WORD}|{_PARTICLE}|\d{{1,5}}\.?|"
+        rf"\b(corner\s+of\s+(?:{_CAP_WORD}|\d{{1,5}})"
+        rf"(?:[ \t]+(?:{_CAP_WORD}|{_PARTICLE}|\d{{1,5}}\.?|"
         rf"{_STREET_WORD}|st\.?|rd\.?)){{0,5}}[ \t]+(?:and|&)[ \t]+(?:{_CAP_WORD}|\d{{1,5}})"
         rf"(?:[ \t]+(?:{_CAP_WORD}|{_PARTICLE}|\d{{1,5}}\.?)){{0,4}})",
         group=1,
@@ -286,7 +300,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "DATETIME",
         r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b",
     ),
-    Rule("numeric_date", "DATETIME", r"(?<![\d/.-])\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?![\d/.-]|\.\d)"),
+    Rule(
+        "numeric_date",
+        "DATETIME",
+        r"(?<![\d/.-])\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?![\d/.-]|\.\d)",
+    ),
     Rule(
         "date_day_month_year",
         "DATETIME",
@@ -305,7 +323,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         r"\b\d{1,2}(?::\d{2}){1,2}(?:\s?(?:a\.m\.|p\.m\.|am|pm|AM|PM))?(?!\d)"
         r"|\b\d{1,2}\s?(?:a\.m\.|p\.m\.|am|pm|AM|PM)(?!\w)",
     ),
-    Rule("year", "DATETIME", r"(?<![\w/.,-])(?:1[89]\d{2}|20\d{2})(?:s|-\d{2,4})?(?![\w/-]|[.,]\d)", validator=lambda s: _year_ok(s[:4])),
+    Rule(
+        "year",
+        "DATETIME",
+        r"(?<![\w/.,-])(?:1[89]\d{2}|20\d{2})(?:s|-\d{2,4})?(?![\w/-]|[.,]\d)",
+        validator=lambda s: _year_ok(s[:4]),
+    ),
     Rule(
         "duration",
         "DATETIME",
@@ -314,11 +337,28 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         flags=regex.I,
     ),
     # --- DEM: ages (the number only, as in TAB and PII corpora) ---
-    Rule("age_years_old", "DEM", r"\b(\d{1,3})(?:[- ]|\s+)(?:years?|yrs?)(?:[- ]|\s+)old\b", group=1, validator=_age_ok),
-    Rule("age_aged", "DEM", r"\b(?:aged|age of|age|ages|turned|turning|turns)\s+(\d{1,3})\b", group=1, flags=regex.I, validator=_age_ok),
+    Rule(
+        "age_years_old",
+        "DEM",
+        r"\b(\d{1,3})(?:[- ]|\s+)(?:years?|yrs?)(?:[- ]|\s+)old\b",
+        group=1,
+        validator=_age_ok,
+    ),
+    Rule(
+        "age_aged",
+        "DEM",
+        r"\b(?:aged|age of|age|ages|turned|turning|turns)\s+(\d{1,3})\b",
+        group=1,
+        flags=regex.I,
+        validator=_age_ok,
+    ),
     Rule("age_year_old_noun", "DEM", r"\b(\d{1,3})-year-old\b", group=1, validator=_age_ok),
     # --- QUANTITY ---
-    Rule("money_code_before", "QUANTITY", rf"(?:\b{_CURRENCY_CODES}|[€$£¥₽₴])\s?\d[\d,.\s]*\d(?:\s?(?:million|billion|thousand|m|bn))?|[€$£¥]\s?\d"),
+    Rule(
+        "money_code_before",
+        "QUANTITY",
+        rf"(?:\b{_CURRENCY_CODES}|[€$£¥₽₴])\s?\d[\d,.\s]*\d(?:\s?(?:million|billion|thousand|m|bn))?|[€$£¥]\s?\d",
+    ),
     Rule(
         "money_after",
         "QUANTITY",
@@ -332,7 +372,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "honorific_name",
         "PERSON",
         r"\b(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Mme|Mlle|Herr|Frau)\.?[ \t]+"
-        r"((?:\p{Lu}\.[ \t]*)*\p{Lu}[\p{L}'’-]+(?:[ \t]+(?:\p{Lu}\.[ \t]*)*\p{Lu}[\p{L}'’-]+){0,3})",
+        r"((?:\p{Lu}\.[ \t]*)*\p{Lu}[\p{L}'\u2019-]+"
+        r"(?:[ \t]+(?:\p{Lu}\.[ \t]*)*\p{Lu}[\p{L}'\u2019-]+){0,3})",
         group=1,
     ),
 )
@@ -352,7 +393,9 @@ ADDRESS_SEED_RULES = frozenset(
         "military_address",
     }
 )
-_ADDR_WORD = r"(?:\p{Lu}[\p{L}\p{M}'’.\-]*|\d{1,6}(?:[- ]\d{2,4})?[A-Za-z]?|\([\p{L}\p{M} .'-]+\))"
+_ADDR_WORD = (
+    r"(?:\p{Lu}[\p{L}\p{M}'\u2019.\-]*|\d{1,6}(?:[- ]\d{2,4})?[A-Za-z]?|\([\p{L}\p{M} .'-]+\))"
+)
 _ADDR_SEGMENT = regex.compile(
     rf"(?P<sep>[ \t]*,[ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*(?:,[ \t]*)?|[ \t]+)"
     rf"(?P<seg>{_ADDR_WORD}(?:[ \t]+(?:{_ADDR_WORD}|{_PARTICLE}|sur|am|an|im|bei))*)"

@@ -120,7 +120,7 @@ def make_spacy_ner(
     """Factory: ``label_map`` overrides the OntoNotes -> TAB mapping (unmapped labels dropped).
 
     ``drop_vague_dates`` drops DATE/TIME entities with nothing specific in them (see
-    ``_SPECIFIC_TIME``). The spaCy model itself is chosen by the pipeline config (``spacy_model``) because all
-    components share one spaCy pass.
+    ``_SPECIFIC_TIME``). The spaCy model itself is chosen by the pipeline config
+    (``spacy_model``) because all components share one spaCy pass.
     """
     return SpacyNer("spacy_ner", label_map or DEFAULT_LABEL_MAP, confidence, drop_vague_dates)

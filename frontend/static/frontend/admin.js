@@ -1,0 +1,263 @@
+// Project admin: settings, members, imports (with the reader's validation errors),
+// assignments with an overlap, jobs (start, live progress, log tail, cancel) and model
+// versions (metrics, chart, activation).
+import { api, config, el, fmt, listAll } from "./api.js";
+import { barChart } from "./charts.js";
+
+const cfg = config();
+const $ = (s) => document.querySelector(s);
+const state = { members: [], documents: cfg.documents, pollTimer: null };
+const pid = cfg.project_id;
+
+function message(target, text, kind = "") {
+  const node = $(target);
+  node.textContent = text;
+  node.className = kind;
+}
+
+// --- project --------------------------------------------------------------------------
+async function loadProject() {
+  const p = await api("GET", `/api/projects/${pid}/`);
+  const form = $("#project-form");
+  for (const name of ["name", "description", "k_anonymity", "risk_threshold"]) form.elements[name].value = p[name];
+}
+
+async function saveProject(event) {
+  event.preventDefault();
+  const form = event.target;
+  try {
+    await api("PATCH", `/api/projects/${pid}/update/`, {
+      name: form.elements.name.value,
+      description: form.elements.description.value,
+      k_anonymity: Number(form.elements.k_anonymity.value),
+      risk_threshold: Number(form.elements.risk_threshold.value),
+    });
+    message("#project-message", "Saved.", "ok");
+  } catch (error) {
+    message("#project-message", error.message, "error");
+  }
+}
+
+// --- members ----------------------------------------------------------------------------
+async function loadMembers() {
+  state.members = await listAll(`/api/projects/${pid}/members/`);
+  $("#members").replaceChildren(
+    el("table", { class: "grid" },
+      el("tr", {}, el("th", {}, "User"), el("th", {}, "Role"), el("th", {})),
+      state.members.map((m) =>
+        el("tr", { dataset: { user: m.user.username } },
+          el("td", {}, m.user.username),
+          el("td", {}, el("select", { onchange: (e) => setRole(m.user.id, e.target.value) }, cfg.roles.map((r) => el("option", { value: r, selected: r === m.role }, r)))),
+          el("td", {}, el("button", { class: "small secondary", onclick: () => removeMember(m.user.id) }, "remove")),
+        ),
+      ),
+    ),
+  );
+  renderAnnotators();
+}
+
+async function setRole(userId, role) {
+  try {
+    await api("PATCH", `/api/projects/${pid}/members/${userId}/update/`, { role });
+    message("#member-message", "Role changed.", "ok");
+  } catch (error) {
+    message("#member-message", error.message, "error");
+  }
+  await loadMembers();
+}
+
+async function removeMember(userId) {
+  try {
+    await api("DELETE", `/api/projects/${pid}/members/${userId}/delete/`);
+  } catch (error) {
+    message("#member-message", error.message, "error");
+  }
+  await loadMembers();
+}
+
+async function addMember(event) {
+  event.preventDefault();
+  const form = event.target;
+  try {
+    await api("POST", `/api/projects/${pid}/members/add/`, { username: form.elements.username.value, role: form.elements.role.value });
+    form.reset();
+    message("#member-message", "Added.", "ok");
+  } catch (error) {
+    message("#member-message", error.body?.username || error.message, "error");
+  }
+  await loadMembers();
+}
+
+// --- import -----------------------------------------------------------------------------
+async function importFile(event) {
+  event.preventDefault();
+  const form = event.target;
+  const data = new FormData(form);
+  data.set("sync", form.elements.background.checked ? "false" : "true");
+  data.delete("background");
+  const out = $("#import-result");
+  out.replaceChildren("Importing…");
+  try {
+    const result = await api("POST", `/api/projects/${pid}/import/`, undefined, { form: data });
+    if (result.kind) {
+      out.replaceChildren(el("p", { class: "ok" }, `Import job #${result.id} queued; see Jobs below.`));
+      loadJobs();
+    } else {
+      out.replaceChildren(el("p", { class: "ok" }, `Imported ${result.documents} document(s), ${result.annotation_sets} annotation set(s), ${result.spans} span(s).`));
+      const docs = await listAll(`/api/projects/${pid}/documents/`);
+      state.documents = docs.map((d) => ({ id: d.id, external_id: d.external_id, status: d.status, assignees: state.documents.find((x) => x.id === d.id)?.assignees || [] }));
+      renderDocuments();
+    }
+  } catch (error) {
+    const b = error.body || {};
+    out.replaceChildren(
+      el("div", { class: "import-errors" },
+        el("p", {}, el("strong", {}, "The file was not imported (nothing was written): "), b.problem || b.detail || error.message),
+        b.doc_id ? el("p", {}, "Document: ", el("code", { class: "err-doc" }, b.doc_id)) : null,
+        b.mention_id ? el("p", {}, "Mention: ", el("code", { class: "err-mention" }, b.mention_id)) : null,
+        b.file ? el("p", {}, `File: ${b.file}`) : null,
+      ),
+    );
+  }
+}
+
+// --- assignments ---------------------------------------------------------------------------
+function renderDocuments() {
+  $("#documents").replaceChildren(
+    el("table", { class: "grid" },
+      el("tr", {}, el("th", {}, el("input", { type: "checkbox", id: "all-docs", onchange: (e) => document.querySelectorAll(".doc-check").forEach((c) => (c.checked = e.target.checked)) })), el("th", {}, "Document"), el("th", {}, "Status"), el("th", {}, "Assigned to")),
+      state.documents.map((d) =>
+        el("tr", { dataset: { document: d.id } },
+          el("td", {}, el("input", { type: "checkbox", class: "doc-check", value: d.id })),
+          el("td", {}, el("a", { href: `/documents/${d.id}/review/` }, d.external_id)),
+          el("td", {}, d.status),
+          el("td", { class: "assignees" }, d.assignees.join(", ")),
+        ),
+      ),
+    ),
+  );
+}
+
+function renderAnnotators() {
+  const annotators = state.members.filter((m) => m.role === "annotator");
+  $("#annotators").replaceChildren(
+    ...annotators.map((m) => el("label", { class: "inline-check" }, el("input", { type: "checkbox", class: "annotator-check", value: m.user.id, checked: true }), ` ${m.user.username}`)),
+  );
+  $("#overlap").max = Math.max(1, annotators.length);
+}
+
+async function assign(event) {
+  event.preventDefault();
+  const documentIds = [...document.querySelectorAll(".doc-check:checked")].map((c) => Number(c.value));
+  const annotatorIds = [...document.querySelectorAll(".annotator-check:checked")].map((c) => Number(c.value));
+  try {
+    const created = await api("POST", `/api/projects/${pid}/assignments/create/`, { document_ids: documentIds, annotator_ids: annotatorIds, overlap: Number($("#overlap").value) });
+    const names = new Map(state.members.map((m) => [m.user.id, m.user.username]));
+    for (const a of created) {
+      const doc = state.documents.find((d) => d.id === a.document);
+      const name = names.get(a.user);
+      if (doc && name && !doc.assignees.includes(name)) doc.assignees = [...doc.assignees, name].sort();
+    }
+    renderDocuments();
+    message("#assign-message", `${created.length} assignment(s).`, "ok");
+  } catch (error) {
+    const b = error.body || {};
+    message("#assign-message", b.detail || JSON.stringify(b), "error");
+  }
+}
+
+// --- jobs ----------------------------------------------------------------------------------
+const ACTIVE = new Set(["queued", "running"]);
+
+function jobRow(job) {
+  const pct = job.progress_total ? Math.round((100 * job.progress_done) / job.progress_total) : job.status === "succeeded" ? 100 : 0;
+  return el("div", { class: "job card", dataset: { job: job.id, status: job.status } },
+    el("div", { class: "row" },
+      el("strong", {}, `#${job.id} ${job.kind}`),
+      el("span", { class: `job-status status-${job.status}` }, job.status),
+      el("div", { class: "progress", title: `${job.progress_done} / ${job.progress_total}` }, el("div", { style: `width: ${pct}%` })),
+      el("span", { class: "job-pct" }, `${pct}%`),
+      ACTIVE.has(job.status) ? el("button", { class: "small danger", onclick: () => cancel(job.id) }, "cancel") : null,
+    ),
+    job.error ? el("p", { class: "error" }, job.error.split("\n").at(-2) || job.error) : null,
+    el("pre", { class: "job-log" }, job.log_tail.split("\n").slice(-12).join("\n") || "(no log yet)"),
+  );
+}
+
+async function loadJobs() {
+  const page = await api("GET", `/api/jobs/?project=${pid}&limit=10`);
+  $("#jobs").replaceChildren(...(page.results.length ? page.results.map(jobRow) : [el("p", { class: "muted" }, "No jobs yet.")]));
+  clearTimeout(state.pollTimer);
+  if (page.results.some((j) => ACTIVE.has(j.status))) state.pollTimer = setTimeout(loadJobs, 1000);
+  else if (page.results.some((j) => j.kind === "train_recognizer")) loadModels();
+}
+
+async function startJob(kind, params) {
+  try {
+    await api("POST", `/api/projects/${pid}/jobs/create/`, { kind, params });
+    message("#job-message", `${kind} queued.`, "ok");
+  } catch (error) {
+    message("#job-message", error.message, "error");
+  }
+  loadJobs();
+}
+
+async function cancel(jobId) {
+  try {
+    await api("POST", `/api/jobs/${jobId}/cancel/`);
+  } catch (error) {
+    message("#job-message", error.message, "error");
+  }
+  loadJobs();
+}
+
+// --- models --------------------------------------------------------------------------------
+async function loadModels() {
+  const versions = await listAll(`/api/model-versions/?project=${pid}`);
+  const numericKeys = [...new Set(versions.flatMap((v) => Object.entries(v.metrics || {}).filter(([, x]) => typeof x === "number").map(([k]) => k)))].sort();
+  $("#models").replaceChildren(
+    versions.length
+      ? el("table", { class: "grid" },
+          el("tr", {}, el("th", {}, "Model"), el("th", {}, "Kind"), el("th", {}, "Created"), el("th", {}, "Metrics"), el("th", {}, "Active")),
+          versions.map((v) =>
+            el("tr", { dataset: { model: v.id } },
+              el("td", {}, v.label),
+              el("td", {}, v.kind),
+              el("td", {}, new Date(v.created_at).toLocaleString()),
+              el("td", { class: "muted" }, numericKeys.filter((k) => k in v.metrics).map((k) => `${k} ${fmt(v.metrics[k])}`).join(" · ")),
+              el("td", {}, v.is_active ? el("strong", { class: "ok" }, "active") : el("button", { class: "small", onclick: () => activate(v.id) }, "activate")),
+            ),
+          ),
+        )
+      : el("p", { class: "muted" }, "No trained models yet."),
+  );
+  const chartKeys = numericKeys.filter((k) => versions.every((v) => typeof v.metrics[k] !== "number" || (v.metrics[k] >= 0 && v.metrics[k] <= 1))).slice(0, 6);
+  $("#model-chart").replaceChildren(
+    versions.length && chartKeys.length
+      ? barChart({ title: "Evaluation metrics per model version", rows: versions.map((v) => ({ label: v.label, values: chartKeys.map((k) => v.metrics[k] ?? null) })), series: chartKeys })
+      : "",
+  );
+}
+
+async function activate(id) {
+  try {
+    await api("POST", `/api/model-versions/${id}/activate/`);
+  } catch (error) {
+    message("#job-message", error.message, "error");
+  }
+  loadModels();
+}
+
+async function main() {
+  $("#project-form").addEventListener("submit", saveProject);
+  $("#member-form").addEventListener("submit", addMember);
+  $("#import-form").addEventListener("submit", importFile);
+  $("#assign-form").addEventListener("submit", assign);
+  $("#start-preannotate").addEventListener("click", () => startJob("preannotate", { skip_existing: !$("#redo-existing").checked }));
+  $("#start-train").addEventListener("click", () => startJob("train_recognizer", { max_steps: Number($("#max-steps").value) || undefined, activate: $("#activate-trained").checked }));
+  renderDocuments();
+  await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels()]);
+  document.body.dataset.ready = "1";
+}
+
+main();

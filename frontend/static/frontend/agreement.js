@@ -1,0 +1,34 @@
+// Project agreement: pooled figures, pairs, matrix, against gold, and per document.
+import { api, config, el, fmt } from "./api.js";
+import { renderAgreement } from "./agreement_view.js";
+
+const cfg = config();
+
+async function main() {
+  const summary = await api("GET", `/ui/api/projects/${cfg.project_id}/agreement/`);
+  renderAgreement(document.getElementById("agreement"), summary);
+  const rows = summary.documents.map((d) =>
+    el("tr", { dataset: { document: d.id } },
+      el("td", {}, el("a", { href: `/documents/${d.id}/review/` }, d.external_id)),
+      el("td", {}, d.status),
+      el("td", { class: "num" }, d.annotators.length),
+      el("td", { class: "num" }, fmt(d.kappa_character)),
+      el("td", { class: "num" }, fmt(d.kappa_span)),
+      el("td", { class: "num" }, fmt(d.alpha_character)),
+      el("td", { class: "num" }, fmt(d.alpha_span)),
+      el("td", { class: "num" }, fmt(d.f1_overlap)),
+      el("td", {}, d.has_gold ? "yes" : ""),
+    ),
+  );
+  document.getElementById("documents").replaceChildren(
+    el("table", { class: "grid" },
+      el("tr", {}, ["Document", "Status", "Annotators", "κ char", "κ span", "α char", "α span", "F1 overlap", "Gold"].map((h, i) => el("th", { class: i > 1 && i < 8 ? "num" : "" }, h))),
+      rows,
+    ),
+  );
+  document.body.dataset.ready = "1";
+}
+
+main().catch((error) => {
+  document.getElementById("agreement").textContent = `Could not load: ${error.message}`;
+});

@@ -1,0 +1,85 @@
+// Inline SVG charts drawn here (no library, nothing fetched at run time).
+const NS = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const PALETTE = ["#2f5bd3", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#bcbd22"];
+
+// Grouped horizontal bars: rows [{label, values: [number|null]}], series names; domain [min, 1].
+export function barChart({ rows, series, title = "", min = 0, max = 1, width = 560 }) {
+  const labelWidth = 170;
+  const barHeight = 14;
+  const groupHeight = series.length * barHeight + 10;
+  const height = 40 + rows.length * groupHeight + 18 * Math.ceil(series.length / 3);
+  const plot = width - labelWidth - 50;
+  const root = svg("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img" });
+  if (title) root.append(svg("text", { x: 0, y: 14, "font-weight": "600" }, title));
+  const x = (v) => labelWidth + ((Math.max(min, Math.min(max, v)) - min) / (max - min)) * plot;
+  const top = 24;
+  for (const tick of [min, (min + max) / 2, max]) {
+    root.append(svg("line", { x1: x(tick), x2: x(tick), y1: top, y2: top + rows.length * groupHeight, stroke: "#ddd" }));
+    root.append(svg("text", { x: x(tick) - 8, y: top + rows.length * groupHeight + 12 }, tick.toFixed(1)));
+  }
+  if (min < 0) root.append(svg("line", { x1: x(0), x2: x(0), y1: top, y2: top + rows.length * groupHeight, stroke: "#999" }));
+  rows.forEach((row, i) => {
+    const y0 = top + i * groupHeight;
+    root.append(svg("text", { x: 0, y: y0 + groupHeight / 2 + 3 }, row.label.length > 26 ? `${row.label.slice(0, 25)}…` : row.label));
+    row.values.forEach((value, j) => {
+      const y = y0 + j * barHeight + 4;
+      if (value === null || value === undefined) {
+        root.append(svg("text", { x: labelWidth + 2, y: y + 10, fill: "#999" }, "n/a"));
+        return;
+      }
+      const a = x(min < 0 ? 0 : min);
+      const b = x(value);
+      const rect = svg("rect", { x: Math.min(a, b), y, width: Math.max(1, Math.abs(b - a)), height: barHeight - 3, fill: PALETTE[j % PALETTE.length] });
+      rect.append(svg("title", {}, `${row.label} — ${series[j]}: ${value.toFixed(3)}`));
+      root.append(rect, svg("text", { x: Math.max(a, b) + 3, y: y + 10 }, value.toFixed(2)));
+    });
+  });
+  const legendY = top + rows.length * groupHeight + 28;
+  series.forEach((name, j) => {
+    const lx = labelWidth + (j % 3) * 130;
+    const ly = legendY + Math.floor(j / 3) * 16;
+    root.append(svg("rect", { x: lx, y: ly - 9, width: 10, height: 10, fill: PALETTE[j % PALETTE.length] }), svg("text", { x: lx + 14, y: ly }, name));
+  });
+  return root;
+}
+
+// Annotator x annotator matrix as a table with cell colour by value.
+export function heatTable(names, values, { digits = 2 } = {}) {
+  const table = document.createElement("table");
+  table.className = "grid heat";
+  const head = table.insertRow();
+  head.append(document.createElement("th"));
+  for (const name of names) {
+    const th = document.createElement("th");
+    th.textContent = name;
+    th.className = "num";
+    head.append(th);
+  }
+  names.forEach((name, i) => {
+    const tr = table.insertRow();
+    const th = document.createElement("th");
+    th.textContent = name;
+    tr.append(th);
+    names.forEach((_, j) => {
+      const td = tr.insertCell();
+      td.className = "num";
+      const v = values[i][j];
+      if (i === j) td.textContent = "—";
+      else if (v === null || v === undefined) td.textContent = "n/a";
+      else {
+        td.textContent = v.toFixed(digits);
+        const t = Math.max(0, Math.min(1, v));
+        td.style.background = `hsl(${Math.round(t * 120)}, 65%, ${92 - t * 22}%)`;
+      }
+    });
+  });
+  return table;
+}

@@ -1,0 +1,129 @@
+"""Documents, the annotator's queue, assignments and exports through the API."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from annotation.models import Assignment, Membership, Role
+from tests.annotation.test_permissions_matrix import World, build_world
+from tests.factories import DocumentFactory, UserFactory
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def world(db: Any, fast_password_hashing: None) -> World:
+    return build_world()
+
+
+def external_ids(response: Any) -> list[str]:
+    assert response.status_code == 200, response.content
+    return [d["external_id"] for d in response.json()["results"]]
+
+
+def test_document_list_follows_visibility(world: World) -> None:
+    url = f"/api/projects/{world.project.pk}/documents/"
+    assert external_ids(world.client("annotator").get(url)) == ["assigned"]
+    assert external_ids(world.client("reviewer").get(url)) == ["assigned", "unassigned"]
+    assert external_ids(world.client("admin").get(url + "?split=dev")) == []
+    assert "text" not in world.client("admin").get(url).json()["results"][0]
+
+
+def test_document_detail_and_metadata_update(world: World) -> None:
+    detail = world.client("annotator").get(f"/api/documents/{world.document.pk}/").json()
+    assert detail["text"].startswith("The applicant")
+    assert (detail["target_person"], detail["status"], detail["split"]) == (
+        "Galip Yalman",
+        "new",
+        "none",
+    )
+    response = world.client("admin").patch(
+        f"/api/documents/{world.document.pk}/update/",
+        {"meta": {"court": "ECHR"}, "split": "test", "target_person": "G. Yalman", "text": "x"},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    world.document.refresh_from_db()
+    assert world.document.meta == {"court": "ECHR"}
+    assert (world.document.split, world.document.target_person) == ("test", "G. Yalman")
+    assert world.document.text.startswith("The applicant")  # text is not an API field
+
+
+def test_queue_lists_assigned_documents_of_current_projects(world: World) -> None:
+    body = world.client("annotator").get("/api/me/queue/").json()
+    assert [(d["external_id"], d["has_own_set"]) for d in body["results"]] == [("assigned", True)]
+    Membership.objects.filter(user=world.users["annotator"]).delete()
+    # The assignment remains, but the project is no longer the annotator's.
+    assert world.client("annotator").get("/api/me/queue/").json()["count"] == 0
+
+
+def test_assignments_round_robin_with_overlap(world: World) -> None:
+    documents = [DocumentFactory(project=world.project, position=10 + i) for i in range(4)]
+    third = UserFactory(username="third")
+    Membership.objects.create(project=world.project, user=third, role=Role.ANNOTATOR)
+    annotators = [world.users["annotator"], world.users["other"], third]
+    response = world.client("admin").post(
+        f"/api/projects/{world.project.pk}/assignments/create/",
+        {
+            "document_ids": [d.pk for d in documents],
+            "annotator_ids": [u.pk for u in annotators],
+            "overlap": 2,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert len(response.json()) == 8
+    created = Assignment.objects.filter(document__in=documents)
+    per_document = Counter(created.values_list("document_id", flat=True))
+    assert set(per_document.values()) == {2}  # two distinct annotators each
+    per_annotator = Counter(created.values_list("user_id", flat=True))
+    assert sorted(per_annotator.values()) == [2, 3, 3]  # even load
+
+
+def test_assignments_reject_bad_input(world: World) -> None:
+    admin = world.client("admin")
+    url = f"/api/projects/{world.project.pk}/assignments/create/"
+    foreign_document = DocumentFactory(project=world.other_project)
+    cases = [
+        {
+            "document_ids": [world.unassigned.pk],
+            "annotator_ids": [world.users["other"].pk],
+            "overlap": 2,
+        },
+        {"document_ids": [foreign_document.pk], "annotator_ids": [world.users["other"].pk]},
+        {"document_ids": [world.unassigned.pk], "annotator_ids": [world.users["outsider"].pk]},
+        {"document_ids": [], "annotator_ids": [world.users["other"].pk]},
+    ]
+    for data in cases:
+        assert admin.post(url, data, format="json").status_code == 400, data
+    assert not Assignment.objects.filter(document__in=[world.unassigned, foreign_document]).exists()
+
+
+def test_export_tab_masks_and_text(world: World) -> None:
+    reviewer = world.client("reviewer")
+    base = f"/api/projects/{world.project.pk}/export/"
+
+    tab = reviewer.get(base + "?format=tab&include_gold=true")
+    assert tab.status_code == 200
+    assert tab["Content-Disposition"].startswith("attachment")
+    documents = json.loads(b"".join(tab.streaming_content))
+    assert [d["doc_id"] for d in documents] == ["assigned", "unassigned"]
+    assert set(documents[0]["annotations"]) == {"annotator-user", "other-user", "gold"}
+
+    masks = reviewer.get(base + "?format=masks&source=gold")
+    assert masks.status_code == 200
+    assert masks.json() == {"assigned": [[18, 30]], "unassigned": []}
+
+    text = reviewer.get(base + "?format=text&source=annotator:other-user&style=mask")
+    released = json.loads(b"".join(text.streaming_content))
+    assert released[0]["text"].startswith("The applicant, Mr [MASK], was born")
+
+    assert reviewer.get(base + "?format=csv").status_code == 400
+    assert reviewer.get(base + "?format=masks&source=somebody").status_code == 400

@@ -1,0 +1,172 @@
+"""Projects, members, the current user, token login, error mapping and the schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from annotation.models import Membership, Project, Role
+from tests.annotation.test_permissions_matrix import World, build_world
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def world(db: Any, fast_password_hashing: None) -> World:
+    return build_world()
+
+
+def test_token_login_then_token_requests(world: World) -> None:
+    client = APIClient()
+    wrong = client.post(
+        "/api/auth/token/", {"username": "reviewer-user", "password": "nope"}, format="json"
+    )
+    assert wrong.status_code == 400
+    response = client.post(
+        "/api/auth/token/",
+        {"username": "reviewer-user", "password": "pass-word-123"},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    token = response.json()["token"]
+
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    me = client.get("/api/me/")
+    assert me.status_code == 200
+    assert me.json()["username"] == "reviewer-user"
+
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    assert client.get("/api/me/").status_code in (401, 403)
+
+
+def test_session_login_works_too(world: World) -> None:
+    client = APIClient()
+    assert client.login(username="admin-user", password="pass-word-123")
+    assert client.get(f"/api/projects/{world.project.pk}/").status_code == 200
+
+
+def test_me_lists_project_roles(world: World) -> None:
+    body = world.client("reviewer").get("/api/me/").json()
+    assert body["projects"] == [
+        {"id": world.project.pk, "name": "matrix project", "role": "reviewer"}
+    ]
+    assert body["is_staff"] is False
+
+
+def test_project_list_shows_only_the_users_projects_paginated(world: World) -> None:
+    for i in range(3):
+        Membership.objects.create(
+            project=Project.objects.create(name=f"extra {i}"),
+            user=world.users["annotator"],
+            role=Role.ANNOTATOR,
+        )
+    outsider = world.client("outsider").get("/api/projects/").json()
+    assert [p["name"] for p in outsider["results"]] == ["someone else's project"]
+    page = world.client("annotator").get("/api/projects/?limit=2&offset=1").json()
+    assert page["count"] == 4
+    assert [p["name"] for p in page["results"]] == ["extra 1", "extra 2"]
+    assert page["next"] is not None
+
+
+def test_project_create_makes_the_creator_admin(world: World) -> None:
+    client = world.client("annotator")
+    response = client.post(
+        "/api/projects/create/", {"name": "new one", "k_anonymity": 3}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    project = Project.objects.get(pk=response.json()["id"])
+    assert project.k_anonymity == 3
+    assert Membership.objects.get(project=project).role == Role.ADMIN
+    assert (
+        client.patch(
+            f"/api/projects/{project.pk}/update/", {"guidelines": "mask names"}, format="json"
+        ).json()["guidelines"]
+        == "mask names"
+    )
+
+
+def test_duplicate_project_name_is_a_validation_error(world: World) -> None:
+    response = world.client("admin").post(
+        "/api/projects/create/", {"name": "matrix project"}, format="json"
+    )
+    assert response.status_code == 400
+    assert "name" in response.json()
+
+
+def test_project_update_validates(world: World) -> None:
+    response = world.client("admin").patch(
+        f"/api/projects/{world.project.pk}/update/", {"risk_threshold": 2}, format="json"
+    )
+    assert response.status_code == 400
+    world.project.refresh_from_db()
+    assert world.project.risk_threshold == 0.5
+
+
+def test_members_add_change_remove(world: World) -> None:
+    admin = world.client("admin")
+    base = f"/api/projects/{world.project.pk}/members"
+    newcomer = UserFactory(username="newcomer")
+    added = admin.post(f"{base}/add/", {"username": "newcomer"}, format="json")
+    assert added.status_code == 201
+    assert added.json()["role"] == "annotator"
+    changed = admin.patch(f"{base}/{newcomer.pk}/update/", {"role": "reviewer"}, format="json")
+    assert changed.json()["role"] == "reviewer"
+    listing = world.client("annotator").get(f"{base}/").json()
+    assert {m["user"]["username"]: m["role"] for m in listing["results"]}["newcomer"] == "reviewer"
+    assert admin.delete(f"{base}/{newcomer.pk}/delete/").status_code == 204
+    assert not Membership.objects.filter(user=newcomer).exists()
+    assert admin.delete(f"{base}/{newcomer.pk}/delete/").status_code == 404
+    unknown = admin.post(f"{base}/add/", {"username": "nobody"}, format="json")
+    assert unknown.status_code == 400
+
+
+def test_the_last_admin_cannot_leave_or_be_demoted(world: World) -> None:
+    admin = world.client("admin")
+    base = f"/api/projects/{world.project.pk}/members/{world.users['admin'].pk}"
+    removed = admin.delete(f"{base}/delete/")
+    assert removed.status_code == 400
+    assert removed.json() == {"detail": "a project keeps at least one admin"}
+    demoted = admin.patch(f"{base}/update/", {"role": "annotator"}, format="json")
+    assert demoted.status_code == 400
+    assert Membership.objects.get(user=world.users["admin"], project=world.project).role == "admin"
+
+
+def test_outsider_cannot_learn_whether_a_project_exists(world: World) -> None:
+    outsider = world.client("outsider")
+    existing = outsider.get(f"/api/projects/{world.project.pk}/")
+    missing = outsider.get("/api/projects/999999/")
+    assert existing.status_code == missing.status_code == 404
+    assert existing.json() == missing.json()
+
+
+def test_superuser_acts_as_admin_everywhere(world: World) -> None:
+    root = UserFactory(username="root", is_superuser=True, is_staff=True)
+    client = APIClient()
+    client.force_authenticate(root)
+    assert client.get(f"/api/projects/{world.project.pk}/members/").status_code == 200
+    names = {p["name"] for p in client.get("/api/projects/").json()["results"]}
+    assert names == {"matrix project", "someone else's project"}
+
+
+def test_schema_is_served(db: Any) -> None:
+    response = APIClient().get("/api/schema/")
+    assert response.status_code == 200
+    schema = yaml.safe_load(response.content)
+    assert schema["openapi"].startswith("3.")
+    assert "/api/spans/{span_id}/update/" in schema["paths"]
+    patch = schema["paths"]["/api/spans/{span_id}/update/"]["patch"]
+    assert set(patch["responses"]) >= {"200", "409"}
+
+
+def test_schema_validates_without_warnings(db: Any, tmp_path: Any) -> None:
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    assert "PaginatedJobOutputList" in out.read_text()
