@@ -671,9 +671,25 @@ class SpanCreateApi(BaseApi):
         return Response(SpanOutputSerializer(span).data, status=status.HTTP_201_CREATED)
 
 
+class SpanSnapshotOutputSerializer(serializers.Serializer):
+    """``services.span_snapshot``: the span as stored now."""
+
+    id = serializers.IntegerField()
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    text = serializers.CharField()
+    entity_type = serializers.CharField()
+    identifier_type = serializers.CharField()
+    confidential_status = serializers.CharField()
+    entity_id = serializers.CharField()
+    confidence = serializers.FloatField(allow_null=True)
+    note = serializers.CharField()
+    version = serializers.IntegerField()
+
+
 class StaleOutputSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    current = SpanOutputSerializer(allow_null=True)
+    current = SpanSnapshotOutputSerializer(allow_null=True)
 
 
 class SpanUpdateApi(BaseApi):

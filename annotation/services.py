@@ -94,8 +94,9 @@ def project_create(
     )
     project.full_clean()
     project.save()
-    if _actor(created_by) is not None:
-        Membership.objects.create(project=project, user=created_by, role=Role.ADMIN)
+    creator = _actor(created_by)
+    if creator is not None:
+        Membership.objects.create(project=project, user=creator, role=Role.ADMIN)
     return project
 
 

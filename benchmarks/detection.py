@@ -8,7 +8,8 @@ identifier_type is DIRECT or QUASI, any annotator).
 Tokens are ``\\w+`` runs. A token is *masked* if any of its characters lies in a predicted span and
 *gold* if any lies in a gold span; precision = masked&gold / masked, recall = masked&gold / gold,
 pooled over all tokens of the dataset. docs/s is wall time of prediction only (models loaded and
-warmed up beforehand), on the whole dataset.
+warmed up beforehand), on the whole dataset; datasets under 100 documents are timed ``--repeat``
+times and the fastest run is reported.
 
 Usage: ``.venv/bin/python benchmarks/detection.py [--presidio PATH] [--tab PATH] [--limit N]``
 """
@@ -145,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--limit", type=int, default=0, help="use only the first N docs of each set"
     )
     parser.add_argument("--systems", default="recognizer,spacy,presidio")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="timing runs for datasets under 100 documents"
+    )
     args = parser.parse_args(argv)
 
     datasets = {"presidio_synth": load_presidio_data(args.presidio), "tab": load_tab_data(args.tab)}
@@ -163,9 +167,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         detect = factory(args.model)
         detect(["Warm-up sentence by John Smith in Paris on 5 May 2001."])
         for ds_name, (texts, gold) in datasets.items():
-            start = time.perf_counter()
-            pred = detect(texts)
-            elapsed = time.perf_counter() - start
+            # Small sets are timed several times and the fastest run is kept (as timeit does),
+            # so that one scheduler hiccup on a shared machine does not decide the figure.
+            runs = args.repeat if len(texts) < 100 else 1
+            elapsed = float("inf")
+            for _ in range(runs):
+                start = time.perf_counter()
+                pred = detect(texts)
+                elapsed = min(elapsed, time.perf_counter() - start)
             precision, recall = token_scores(texts, gold, pred)
             rows.append((name, ds_name, precision, recall, len(texts) / elapsed))
     print(f"{'system':<22} {'dataset':<16} {'tok_P':>6} {'tok_R':>6} {'docs/s':>9}")

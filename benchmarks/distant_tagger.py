@@ -1,4 +1,4 @@
-"""Benchmark of the distant-supervision masking tagger (seed 000 §4, Tables 2–3 protocol).
+"""Benchmark of the distant-supervision masking tagger (seed 000 §4, Tables 2-3 protocol).
 
 Protocol (seed 000: train on distantly labelled biographies, test generalisation):
 
@@ -38,10 +38,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.distant.gazetteer import Gazetteer  # noqa: E402
-from workers.distant.index import build_index  # noqa: E402
-from workers.distant.kb import read_jsonl_profiles  # noqa: E402
-from workers.distant.masker import (  # noqa: E402
+from workers.distant.gazetteer import Gazetteer
+from workers.distant.index import build_index
+from workers.distant.kb import read_jsonl_profiles
+from workers.distant.masker import (
     MaskerEvaluation,
     distant_examples,
     evaluate_masker,
@@ -50,8 +50,8 @@ from workers.distant.masker import (  # noqa: E402
     span_policies,
     train_masker,
 )
-from workers.distant.synthetic import SyntheticPeople, generate_dataset  # noqa: E402
-from workers.training import load_tagger  # noqa: E402
+from workers.distant.synthetic import SyntheticPeople, generate_dataset
+from workers.training import load_tagger
 
 
 def _row(name: str, ev: MaskerEvaluation) -> str:
@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> None:
         print(_row("unseen people", unseen_ev))
         print()
         print(
-            f"exact_f1_unseen={unseen_ev.exact.f1:.4f} partial_f1_unseen={unseen_ev.partial.f1:.4f} "
+            f"exact_f1_unseen={unseen_ev.exact.f1:.4f} "
+            f"partial_f1_unseen={unseen_ev.partial.f1:.4f} "
             f"exact_f1_dev={dev_ev.exact.f1:.4f}"
         )
 

@@ -94,11 +94,18 @@ def run_job(task: Task, job_id: int, body: Callable[[Job, Reporter], dict[str, A
         job_succeed(job_id=job_id, result=result)
 
 
-def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
+def _project_of(job: Job) -> Any:
     from annotation.models import Project
+
+    if job.project_id is None:
+        raise DomainError(f"{job.kind} jobs need a project")
+    return Project.objects.get(pk=job.project_id)
+
+
+def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
     from annotation.services import document_import
 
-    project = Project.objects.get(pk=job.project_id)
+    project = _project_of(job)
     path = Path(job.params["path"])
     fmt = job.params["format"]
     reporter.log(f"importing {path.name} ({fmt})")
@@ -127,11 +134,10 @@ def import_documents(self: Task, job_id: int) -> None:
 
 
 def _preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:
-    from annotation.models import Project
     from annotation.preannotation import preannotate_documents
     from jobs.models import ModelVersion
 
-    project = Project.objects.get(pk=job.project_id)
+    project = _project_of(job)
     model_version = None
     if job.params.get("model_version_id"):
         model_version = ModelVersion.objects.get(pk=job.params["model_version_id"])
@@ -159,10 +165,9 @@ def preannotate(self: Task, job_id: int) -> None:
 
 
 def _train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
-    from annotation.models import Project
     from jobs.training import recognizer_train
 
-    project = Project.objects.get(pk=job.project_id)
+    project = _project_of(job)
     model_version = recognizer_train(
         project=project, params=job.params, job=job, created_by=job.created_by, progress=reporter
     )
@@ -214,13 +219,12 @@ def kb_build(self: Task, job_id: int) -> None:
 
 
 def _distant_label(job: Job, reporter: Reporter) -> dict[str, Any]:
-    from annotation.models import Project
     from knowledge.models import KnowledgeBase
     from knowledge.services import distant_label_project
 
     params = job.params
     return distant_label_project(
-        project=Project.objects.get(pk=job.project_id),
+        project=_project_of(job),
         knowledge_base=KnowledgeBase.objects.get(pk=params["knowledge_base_id"]),
         k=int(params["k"]),
         max_arity=int(params.get("max_arity", 3)),

@@ -111,7 +111,7 @@ def test_sync_text_import_names_the_document_after_the_file(world: World, upload
     response = world.client("admin").post(
         f"/api/projects/{world.project.pk}/import/",
         {
-            "file": upload("case 42.txt", "Ms Smith lives in Oslo.".encode()),
+            "file": upload("case 42.txt", b"Ms Smith lives in Oslo."),
             "format": "text",
             "sync": True,
         },

@@ -5,7 +5,7 @@ Distant labels (Algorithm 1 run against a knowledge base, see
 masked for k-anonymity. This module turns them into ``(text, [EntitySpan("MASK")])``
 training examples, fine-tunes the token tagger of :mod:`workers.training` on them
 (:func:`train_masker`), and scores a tagger against gold masks the way seed 000
-Tables 2–3 do (:func:`evaluate_masker`): SemEval-2013 *exact* and *partial*
+Tables 2-3 do (:func:`evaluate_masker`): SemEval-2013 *exact* and *partial*
 entity-level P/R/F1 (via :func:`workers.evaluation.semeval_scores`), plus
 word-token and character level P/R/F1 of the masked text.
 
@@ -281,7 +281,7 @@ class Prf:
 
 @dataclass
 class MaskerEvaluation:
-    """Scores of predicted masks against gold masks (seed 000 Tables 2–3).
+    """Scores of predicted masks against gold masks (seed 000 Tables 2-3).
 
     ``exact``/``partial`` are SemEval-2013 entity-level scores (labels ignored);
     ``token`` scores ``\\w+`` tokens as masked or not (a token is masked when a span

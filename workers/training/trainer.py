@@ -12,6 +12,7 @@ stops when the dev score has not improved for ``early_stopping_patience`` epochs
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -85,6 +86,10 @@ class TrainingResult:
     duration_seconds: float
     ignored_spans: int = 0
     history: list[dict[str, float]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable copy (e.g. a Celery task result)."""
+        return dataclasses.asdict(self)
 
 
 @dataclass
@@ -211,9 +216,16 @@ def train(
     device = resolve_device(config.device)
     model_version = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
 
-    tokenizer = AutoTokenizer.from_pretrained(
-        config.base_model, local_files_only=config.local_files_only
-    )
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(
+            config.base_model, local_files_only=config.local_files_only
+        )
+    except OSError as exc:
+        raise OSError(
+            f"base model {config.base_model!r} could not be loaded"
+            + (" from local files (no download is attempted)" if config.local_files_only else "")
+            + f": {exc}"
+        ) from exc
     limit = int(getattr(tokenizer, "model_max_length", _NO_LIMIT) or _NO_LIMIT)
     if limit < _NO_LIMIT and config.max_length > limit:
         raise ValueError(f"max_length {config.max_length} exceeds the model's limit {limit}")

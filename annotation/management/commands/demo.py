@@ -40,7 +40,7 @@ class Command(BaseCommand):
             os.makedirs(folder, exist_ok=True)
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
             for key in ("data_folder_in", "data_folder_out", "processed_folder"):
-                os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
+                os.makedirs(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]), exist_ok=True)
         call_command("migrate", interactive=False, verbosity=0)
         logins = demo_load()
         call_command("collectstatic", interactive=False, verbosity=0)

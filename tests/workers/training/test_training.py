@@ -123,6 +123,8 @@ def test_training_result_and_manifest(typed_run: tuple[TrainingResult, list[Any]
     assert manifest["metrics"]["token_f1"] == pytest.approx(result.metrics["token_f1"])
     assert TrainingConfig.from_dict(manifest["config"]) == tiny_config()
 
+    assert json.loads(json.dumps(result.to_dict()))["model_version"] == result.model_version
+
     dones = [done for done, _, _ in calls]
     assert dones == sorted(dones)
     assert calls[-1][0] == calls[-1][1]
@@ -216,3 +218,9 @@ def test_masking_tagger_on_long_documents_without_dev(tmp_path: Path) -> None:
     # 24 gold spans (12 names, 12 codes); the easy pattern is learnt in 20 steps.
     assert len(gold) == 24
     assert sum((s.start, s.end) in gold for s in spans) >= 20
+
+
+def test_missing_base_model_fails_without_download(tmp_path: Path) -> None:
+    config = tiny_config(base_model=str(tmp_path / "no-such-model"))
+    with pytest.raises(OSError, match="no download is attempted"):
+        train(config, synthetic(2, seed=1), [], tmp_path / "out")

@@ -65,6 +65,7 @@ _PARTICLES = frozenset(
         "ter",
     ]
 )
+_APOSTROPHE = regex.compile(r"['\u2019]")
 _SENTENCE_END = frozenset(".!?:;\n\r\"'\u201c\u201d>|•")
 
 
@@ -98,7 +99,7 @@ class ProperNouns:
         if not all(ch.isalpha() or ch in "-'\u2019" for ch in word):
             return False
         # Contractions and possessives ("DON'T", "Anna's") are judged by their first part.
-        stem = regex.split(r"['\u2019]", word, maxsplit=1)[0]
+        stem = _APOSTROPHE.split(word, maxsplit=1)[0]
         if len(stem) < self.min_len or in_lexicon(stem, self.lexicon):
             return False
         # An unknown all-caps word of 4+ letters (a place on its own address line) needs no tag.

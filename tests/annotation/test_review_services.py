@@ -1,0 +1,125 @@
+"""Adjudication writes on the real database: adopting versions into gold, one-action
+completion of unanimous documents, rejected suggestions."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import DocumentStatus, SetKind, SetStatus, SpanAction, SpanEvent
+from annotation.review_services import (
+    gold_adopt_spans,
+    gold_complete_unanimous,
+    suggestions_set_rejected,
+)
+from annotation.services import DomainError
+from tests.factories import AnnotationSetFactory, DocumentFactory, SpanFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "aaaa bbbb cccc dddd"
+
+
+@pytest.fixture
+def document():
+    return DocumentFactory(text=TEXT)
+
+
+def _set(document, spans, *, annotator=None, kind=SetKind.HUMAN, status=SetStatus.SUBMITTED):
+    annotation_set = AnnotationSetFactory(
+        document=document,
+        kind=kind,
+        annotator=annotator or (UserFactory() if kind == SetKind.HUMAN else None),
+        status=status,
+    )
+    return annotation_set, [
+        SpanFactory(annotation_set=annotation_set, start=s, end=e, identifier_type=i)
+        for s, e, i in spans
+    ]
+
+
+def _gold_rows(document):
+    gold = document.annotation_sets.get(kind=SetKind.GOLD)
+    return list(gold.spans.order_by("start").values_list("start", "end", "identifier_type"))
+
+
+def test_adopt_copies_a_version_and_replaces_overlapping_gold(document):
+    reviewer = UserFactory()
+    _, (a1,) = _set(document, [(5, 9, "QUASI")])
+    _, (b1,) = _set(document, [(5, 14, "NO_MASK")])
+    gold_adopt_spans(document=document, spans=[a1], user=reviewer)
+    assert _gold_rows(document) == [(5, 9, "QUASI")]
+    # Adopting the other version over the region replaces the first choice.
+    created = gold_adopt_spans(document=document, spans=[b1], user=reviewer)
+    assert _gold_rows(document) == [(5, 14, "NO_MASK")]
+    assert created[0].attrs["adopted_from"] == {"span": b1.pk, "annotation_set": b1.annotation_set_id}
+    actions = list(
+        SpanEvent.objects.filter(annotation_set=created[0].annotation_set).values_list(
+            "action", flat=True
+        )
+    )
+    assert actions == [SpanAction.CREATE, SpanAction.DELETE, SpanAction.CREATE]
+
+
+def test_adopt_nothing_clears_the_region(document):
+    reviewer = UserFactory()
+    _, (a1,) = _set(document, [(0, 4, "DIRECT")])
+    gold_adopt_spans(document=document, spans=[a1], user=reviewer)
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=0, end=4)
+    assert _gold_rows(document) == []
+
+
+def test_adopt_refuses_spans_of_another_document(document):
+    _, (foreign,) = _set(DocumentFactory(text=TEXT), [(0, 4, "DIRECT")])
+    with pytest.raises(DomainError):
+        gold_adopt_spans(document=document, spans=[foreign], user=UserFactory())
+
+
+def test_complete_unanimous_copies_and_publishes(document):
+    reviewer = UserFactory()
+    spans = [(0, 4, "DIRECT"), (10, 14, "QUASI")]
+    first, _ = _set(document, spans)
+    second, _ = _set(document, spans)
+    gold = gold_complete_unanimous(document=document, user=reviewer)
+    assert _gold_rows(document) == [(0, 4, "DIRECT"), (10, 14, "QUASI")]
+    assert gold.published_at is not None
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.ADJUDICATED
+    first.refresh_from_db()
+    assert first.status == SetStatus.REVIEWED
+
+
+def test_complete_refuses_when_annotators_disagree(document):
+    _set(document, [(0, 4, "DIRECT")])
+    _set(document, [(0, 4, "QUASI")])
+    with pytest.raises(DomainError, match="disagree on 1 region"):
+        gold_complete_unanimous(document=document, user=UserFactory())
+    assert not document.annotation_sets.filter(kind=SetKind.GOLD).exists()
+
+
+def test_complete_refuses_unsubmitted_sets(document):
+    _set(document, [(0, 4, "DIRECT")])
+    _set(document, [(0, 4, "DIRECT")], status=SetStatus.IN_PROGRESS)
+    with pytest.raises(DomainError, match="not submitted"):
+        gold_complete_unanimous(document=document, user=UserFactory())
+
+
+def test_rejections_are_kept_in_the_annotators_set(document):
+    own, _ = _set(document, [], status=SetStatus.IN_PROGRESS)
+    _, (suggestion,) = _set(document, [(0, 4, "DIRECT")], kind=SetKind.MACHINE)
+    user = own.annotator
+    assert suggestions_set_rejected(
+        annotation_set=own, span_ids=[suggestion.pk], rejected=True, user=user
+    ) == [suggestion.pk]
+    own.refresh_from_db()
+    assert own.parameters["rejected_suggestions"] == [suggestion.pk]
+    assert (
+        suggestions_set_rejected(
+            annotation_set=own, span_ids=[suggestion.pk], rejected=False, user=user
+        )
+        == []
+    )
+    _, (human_span,) = _set(document, [(5, 9, "QUASI")])
+    with pytest.raises(DomainError):
+        suggestions_set_rejected(
+            annotation_set=own, span_ids=[human_span.pk], rejected=True, user=user
+        )
