@@ -275,7 +275,8 @@ def document_disagreements(
     out = []
     for start, end in units:
         versions = {
-            name: [k for k in spans if start <= k[0] and k[1] <= end] for name, spans in keys.items()
+            name: [k for k in spans if start <= k[0] and k[1] <= end]
+            for name, spans in keys.items()
         }
         distinct = {tuple(v) for v in versions.values()}
         if len(distinct) > 1:

@@ -89,7 +89,11 @@ def gold_complete_unanimous(
     )
     if not human_sets:
         raise DomainError("the document has no annotations to complete")
-    pending = [s.annotator.get_username() for s in human_sets if s.status == SetStatus.IN_PROGRESS]
+    pending = [
+        s.annotator.get_username() if s.annotator else str(s.annotator_id)
+        for s in human_sets
+        if s.status == SetStatus.IN_PROGRESS
+    ]
     if pending:
         raise DomainError(f"not submitted yet: {', '.join(sorted(pending))}")
     disagreements = document_disagreements(document=document, human_sets=human_sets)

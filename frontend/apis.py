@@ -58,7 +58,8 @@ class DocumentWorkspaceApi(BaseApi):
     class SetOutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         kind = serializers.CharField()
-        source = serializers.CharField()
+        # Declared fields leave the class at run time; only the stubs see a clash.
+        source = serializers.CharField()  # type: ignore[assignment]
         source_name = serializers.CharField()
         source_version = serializers.CharField()
         name = serializers.CharField()

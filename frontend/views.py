@@ -67,22 +67,25 @@ def _labels() -> dict[str, Any]:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
+    user: Any = request.user
     projects = []
-    for project in projects_for_user(user=request.user):
-        role = project_role(user=request.user, project=project)
+    for project in projects_for_user(user=user):
+        role = project_role(user=user, project=project)
+        documents: Any
         if role == Role.ANNOTATOR:
-            documents = list(annotator_queue(user=request.user, project=project))
+            documents = list(annotator_queue(user=user, project=project))
             own = dict(
                 AnnotationSet.objects.filter(
-                    annotator=request.user, kind=SetKind.HUMAN, document__in=documents
+                    annotator=user, kind=SetKind.HUMAN, document__in=documents
                 ).values_list("document_id", "status")
             )
             for document in documents:
                 # The annotator's own progress, not the document's (others may be done).
-                document.my_status = own.get(document.pk, "new")
-                document.my_status_label = MY_STATUS_LABELS.get(document.my_status, "")
+                status = own.get(document.pk, "new")
+                setattr(document, "my_status", status)  # noqa: B010
+                setattr(document, "my_status_label", MY_STATUS_LABELS.get(status, ""))  # noqa: B010
         else:
-            documents = documents_for_user(user=request.user, project=project)
+            documents = documents_for_user(user=user, project=project)
         projects.append({"project": project, "role": role, "documents": documents})
     return render(request, "frontend/home.html", {"projects": projects})
 

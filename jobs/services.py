@@ -43,7 +43,14 @@ class JobStateError(Exception):
 def _enqueue(job_id: int, task_name: str, queue: str) -> None:
     from sanitizer_app.celery import app
 
-    result = app.send_task(task_name, args=[job_id], queue=queue)
+    try:
+        result = app.send_task(task_name, args=[job_id], queue=queue)
+    except Exception as exc:
+        # The row is committed already: record why nothing will run it instead of
+        # leaving a job queued forever (and failing the request that created it).
+        logger.exception("could not queue job %s", job_id)
+        _finish(job_id, JobStatus.FAILED, error=f"could not reach the task broker: {exc}")
+        return
     Job.objects.filter(pk=job_id).update(celery_task_id=result.id)
 
 

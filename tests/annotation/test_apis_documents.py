@@ -13,13 +13,8 @@ from tests.annotation.test_permissions_matrix import World, build_world
 from tests.factories import DocumentFactory, UserFactory
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
-def world(db: Any, fast_password_hashing: None) -> World:
+def world(db: Any) -> World:
     return build_world()
 
 
@@ -65,8 +60,8 @@ def test_queue_lists_assigned_documents_of_current_projects(world: World) -> Non
 
 
 def test_assignments_round_robin_with_overlap(world: World) -> None:
-    documents = [DocumentFactory(project=world.project, position=10 + i) for i in range(4)]
-    third = UserFactory(username="third")
+    documents = [DocumentFactory.create(project=world.project, position=10 + i) for i in range(4)]
+    third = UserFactory.create(username="third")
     Membership.objects.create(project=world.project, user=third, role=Role.ANNOTATOR)
     annotators = [world.users["annotator"], world.users["other"], third]
     response = world.client("admin").post(
@@ -90,7 +85,7 @@ def test_assignments_round_robin_with_overlap(world: World) -> None:
 def test_assignments_reject_bad_input(world: World) -> None:
     admin = world.client("admin")
     url = f"/api/projects/{world.project.pk}/assignments/create/"
-    foreign_document = DocumentFactory(project=world.other_project)
+    foreign_document = DocumentFactory.create(project=world.other_project)
     cases = [
         {
             "document_ids": [world.unassigned.pk],
@@ -113,7 +108,7 @@ def test_export_tab_masks_and_text(world: World) -> None:
     tab = reviewer.get(base + "?format=tab&include_gold=true")
     assert tab.status_code == 200
     assert tab["Content-Disposition"].startswith("attachment")
-    documents = json.loads(b"".join(tab.streaming_content))
+    documents = json.loads(tab.getvalue())
     assert [d["doc_id"] for d in documents] == ["assigned", "unassigned"]
     assert set(documents[0]["annotations"]) == {"annotator-user", "other-user", "gold"}
 
@@ -122,7 +117,7 @@ def test_export_tab_masks_and_text(world: World) -> None:
     assert masks.json() == {"assigned": [[18, 30]], "unassigned": []}
 
     text = reviewer.get(base + "?format=text&source=annotator:other-user&style=mask")
-    released = json.loads(b"".join(text.streaming_content))
+    released = json.loads(text.getvalue())
     assert released[0]["text"].startswith("The applicant, Mr [MASK], was born")
 
     assert reviewer.get(base + "?format=csv").status_code == 400

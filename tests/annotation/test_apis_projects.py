@@ -13,13 +13,8 @@ from tests.annotation.test_permissions_matrix import World, build_world
 from tests.factories import UserFactory
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
-def world(db: Any, fast_password_hashing: None) -> World:
+def world(db: Any) -> World:
     return build_world()
 
 
@@ -112,7 +107,7 @@ def test_project_update_validates(world: World) -> None:
 def test_members_add_change_remove(world: World) -> None:
     admin = world.client("admin")
     base = f"/api/projects/{world.project.pk}/members"
-    newcomer = UserFactory(username="newcomer")
+    newcomer = UserFactory.create(username="newcomer")
     added = admin.post(f"{base}/add/", {"username": "newcomer"}, format="json")
     assert added.status_code == 201
     assert added.json()["role"] == "annotator"
@@ -147,7 +142,7 @@ def test_outsider_cannot_learn_whether_a_project_exists(world: World) -> None:
 
 
 def test_superuser_acts_as_admin_everywhere(world: World) -> None:
-    root = UserFactory(username="root", is_superuser=True, is_staff=True)
+    root = UserFactory.create(username="root", is_superuser=True, is_staff=True)
     client = APIClient()
     client.force_authenticate(root)
     assert client.get(f"/api/projects/{world.project.pk}/members/").status_code == 200

@@ -71,37 +71,37 @@ class World:
 
 def build_world() -> World:
     users = {
-        name: UserFactory(username=f"{name}-user")
+        name: UserFactory.create(username=f"{name}-user")
         for name in ("outsider", "annotator", "other", "reviewer", "admin")
     }
-    project = ProjectFactory(name="matrix project")
-    other_project = ProjectFactory(name="someone else's project")
-    MembershipFactory(project=other_project, user=users["outsider"], role=Role.ADMIN)
+    project = ProjectFactory.create(name="matrix project")
+    other_project = ProjectFactory.create(name="someone else's project")
+    MembershipFactory.create(project=other_project, user=users["outsider"], role=Role.ADMIN)
     for name, role in (
         ("annotator", Role.ANNOTATOR),
         ("other", Role.ANNOTATOR),
         ("reviewer", Role.REVIEWER),
         ("admin", Role.ADMIN),
     ):
-        MembershipFactory(project=project, user=users[name], role=role)
-    document = DocumentFactory(project=project, external_id="assigned")
-    unassigned = DocumentFactory(project=project, external_id="unassigned", position=1)
+        MembershipFactory.create(project=project, user=users[name], role=role)
+    document = DocumentFactory.create(project=project, external_id="assigned")
+    unassigned = DocumentFactory.create(project=project, external_id="unassigned", position=1)
     for name in ("annotator", "other"):
-        AssignmentFactory(document=document, user=users[name])
-    own_set = AnnotationSetFactory(document=document, annotator=users["annotator"])
-    other_set = AnnotationSetFactory(document=document, annotator=users["other"])
-    machine_set = AnnotationSetFactory(
+        AssignmentFactory.create(document=document, user=users[name])
+    own_set = AnnotationSetFactory.create(document=document, annotator=users["annotator"])
+    other_set = AnnotationSetFactory.create(document=document, annotator=users["other"])
+    machine_set = AnnotationSetFactory.create(
         document=document,
         kind=SetKind.MACHINE,
         source=SetSource.PREANNOTATION,
         source_name="rules",
         status=SetStatus.SUBMITTED,
     )
-    gold_set = AnnotationSetFactory(
+    gold_set = AnnotationSetFactory.create(
         document=document, kind=SetKind.GOLD, source=SetSource.ADJUDICATION
     )
     spans = {
-        key: SpanFactory(annotation_set=annotation_set, entity_id="e-person")
+        key: SpanFactory.create(annotation_set=annotation_set, entity_id="e-person")
         for key, annotation_set in (
             ("own", own_set),
             ("other", other_set),
@@ -123,20 +123,14 @@ def build_world() -> World:
         other_span=spans["other"],
         machine_span=spans["machine"],
         gold_span=spans["gold"],
-        job=JobFactory(project=project),
-        model_version=ModelVersionFactory(project=project),
-        shared_model_version=ModelVersionFactory(project=None),
+        job=JobFactory.create(project=project),
+        model_version=ModelVersionFactory.create(project=project),
+        shared_model_version=ModelVersionFactory.create(project=None),
     )
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings: Any) -> None:
-    # The default PBKDF2 costs ~0.3 s per factory user, and every case builds five.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
-def world(db: Any, fast_password_hashing: None) -> World:
+def world(db: Any) -> World:
     return build_world()
 
 

@@ -82,7 +82,7 @@ def test_preannotation_job_runs_in_a_real_worker(celery_worker: CeleryWorker):
     job = job_create(
         kind=JobKind.PREANNOTATE, params={"batch_size": 2}, project=project, created_by=user
     )
-    job, observed = celery_worker.wait_for_job(job.pk, timeout=240)
+    job, _observed = celery_worker.wait_for_job(job.pk, timeout=240)
     assert job.status == JobStatus.SUCCEEDED, job.error
     assert job.progress_done == job.progress_total == 6
     assert job.result["documents"] == 6

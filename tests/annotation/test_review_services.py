@@ -51,7 +51,10 @@ def test_adopt_copies_a_version_and_replaces_overlapping_gold(document):
     # Adopting the other version over the region replaces the first choice.
     created = gold_adopt_spans(document=document, spans=[b1], user=reviewer)
     assert _gold_rows(document) == [(5, 14, "NO_MASK")]
-    assert created[0].attrs["adopted_from"] == {"span": b1.pk, "annotation_set": b1.annotation_set_id}
+    assert created[0].attrs["adopted_from"] == {
+        "span": b1.pk,
+        "annotation_set": b1.annotation_set_id,
+    }
     actions = list(
         SpanEvent.objects.filter(annotation_set=created[0].annotation_set).values_list(
             "action", flat=True
@@ -78,7 +81,7 @@ def test_complete_unanimous_copies_and_publishes(document):
     reviewer = UserFactory()
     spans = [(0, 4, "DIRECT"), (10, 14, "QUASI")]
     first, _ = _set(document, spans)
-    second, _ = _set(document, spans)
+    _second, _ = _set(document, spans)
     gold = gold_complete_unanimous(document=document, user=reviewer)
     assert _gold_rows(document) == [(0, 4, "DIRECT"), (10, 14, "QUASI")]
     assert gold.published_at is not None

@@ -98,7 +98,7 @@ def test_home_lists_the_annotators_own_progress(client, world):
 
 
 def test_workspace_shows_an_annotator_own_and_machine_sets_only(client, world):
-    document, users, sets = world
+    document, users, _sets = world
     data = _client(client, users["ann"]).get(f"/ui/api/documents/{document.pk}/workspace/").json()
     assert data["text"] == TEXT
     assert data["target_person"] == document.target_person
@@ -153,7 +153,7 @@ def test_annotators_may_not_adjudicate_or_see_agreement(client, world):
 
 
 def test_annotator_rejects_a_suggestion(client, world):
-    document, users, sets = world
+    _document, users, sets = world
     c = _client(client, users["ann"])
     suggestion = sets["machine"].spans.get()
     response = c.post(

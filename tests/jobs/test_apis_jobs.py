@@ -16,13 +16,8 @@ from tests.annotation.test_permissions_matrix import World, build_world
 from tests.factories import JobFactory, ModelVersionFactory, UserFactory
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
-def world(db: Any, fast_password_hashing: None) -> World:
+def world(db: Any) -> World:
     return build_world()
 
 
@@ -183,7 +178,7 @@ def test_sync_import_refuses_large_files(
 
 
 def test_job_list_shows_administered_projects_only(world: World) -> None:
-    foreign = JobFactory(project=world.other_project)
+    foreign = JobFactory.create(project=world.other_project)
     assert [j["id"] for j in world.client("admin").get("/api/jobs/").json()["results"]] == [
         world.job.pk
     ]
@@ -232,21 +227,21 @@ def test_cancel_then_cancel_again(world: World) -> None:
 
 
 def test_jobs_without_a_project_are_for_staff(world: World) -> None:
-    shared = JobFactory(project=None)
+    shared = JobFactory.create(project=None)
     assert world.client("admin").get(f"/api/jobs/{shared.pk}/").status_code == 404
     staff = APIClient()
-    staff.force_authenticate(UserFactory(username="staff", is_staff=True))
+    staff.force_authenticate(UserFactory.create(username="staff", is_staff=True))
     assert staff.get(f"/api/jobs/{shared.pk}/").status_code == 200
     assert [j["id"] for j in staff.get("/api/jobs/").json()["results"]] == [shared.pk]
 
 
 def test_model_versions_visible_and_activated_per_project(world: World) -> None:
-    foreign = ModelVersionFactory(project=world.other_project)
+    foreign = ModelVersionFactory.create(project=world.other_project)
     listed = world.client("annotator").get("/api/model-versions/").json()["results"]
     assert {m["id"] for m in listed} == {world.model_version.pk, world.shared_model_version.pk}
     assert foreign.pk not in {m["id"] for m in listed}
 
-    previous = ModelVersionFactory(project=world.project, is_active=True)
+    previous = ModelVersionFactory.create(project=world.project, is_active=True)
     response = world.client("admin").post(f"/api/model-versions/{world.model_version.pk}/activate/")
     assert response.status_code == 200
     assert response.json()["is_active"] is True
@@ -260,7 +255,7 @@ def test_model_versions_visible_and_activated_per_project(world: World) -> None:
 
 def test_staff_activate_shared_models(world: World) -> None:
     staff = APIClient()
-    staff.force_authenticate(UserFactory(username="staff", is_staff=True))
+    staff.force_authenticate(UserFactory.create(username="staff", is_staff=True))
     url = f"/api/model-versions/{world.shared_model_version.pk}/activate/"
     assert staff.post(url).status_code == 200
     assert ModelVersion.objects.get(pk=world.shared_model_version.pk).is_active

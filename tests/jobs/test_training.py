@@ -86,7 +86,8 @@ def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings
         text = "The applicant Jon Moe lodged application no. 4321/09 in 2001."
         spans = tagger.predict(text)
         assert all(text[s.start:s.end] == s.text for s in spans)
-        print(json.dumps({{"source": tagger.source, "spans": [[s.start, s.end, s.label] for s in spans]}}))
+        found = [[s.start, s.end, s.label] for s in spans]
+        print(json.dumps({{"source": tagger.source, "spans": found}}))
         """
     )
     result = subprocess.run(

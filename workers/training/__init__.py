@@ -19,10 +19,12 @@ from workers.training.encoding import (
 )
 from workers.training.registry import label_schemes, merge_strategies, taggers
 from workers.training.tagger import Tagger, load_tagger, read_manifest
-from workers.training.trainer import TrainingResult, train
+from workers.training.trainer import Example, ProgressCallback, TrainingResult, train
 
 __all__ = [
     "EncodedText",
+    "Example",
+    "ProgressCallback",
     "Tagger",
     "TrainingConfig",
     "TrainingResult",

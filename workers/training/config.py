@@ -70,7 +70,9 @@ class TrainingConfig:
     training and inference never reach the network. ``max_length`` counts all tokens
     of a window including the model's special tokens; consecutive windows share
     ``window_overlap`` tokens. ``max_steps`` caps optimizer steps (for tiny runs);
-    ``None`` means ``epochs`` full passes. ``device`` is ``"auto"`` (CUDA when
+    ``None`` means ``epochs`` full passes. The dev set is evaluated after every epoch,
+    or every ``eval_steps`` optimizer steps when set (large corpora); patience counts
+    evaluations. ``device`` is ``"auto"`` (CUDA when
     available, else CPU) or any ``torch.device`` string. ``num_threads`` sets torch's
     CPU thread count for the run (``None`` leaves torch's setting alone).
     """
@@ -89,6 +91,7 @@ class TrainingConfig:
     eval_batch_size: int = 32
     epochs: int = 3
     early_stopping_patience: int = 2
+    eval_steps: int | None = None
     early_stopping_metric: str = "dev_f1"
     seed: int = 13
     device: str = "auto"
@@ -125,6 +128,8 @@ class TrainingConfig:
             raise ValueError(f"merge_strategy must be one of {MERGE_STRATEGIES}")
         if self.max_steps is not None and self.max_steps < 1:
             raise ValueError("max_steps must be positive or None")
+        if self.eval_steps is not None and self.eval_steps < 1:
+            raise ValueError("eval_steps must be positive or None")
 
     @property
     def tags(self) -> list[str]:

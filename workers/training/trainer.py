@@ -75,6 +75,7 @@ class TrainingResult:
     metrics: dict[str, float]
     epochs_run: int
     best_epoch: int | None
+    best_step: int | None
     stopped_early: bool
     steps: int
     train_size: int
@@ -191,8 +192,10 @@ def train(
     ``train_examples``/``dev_examples`` are ``(text, spans)`` pairs; span labels outside
     ``config.labels`` are ignored (counted in ``TrainingResult.ignored_spans``). Long
     texts are cut into overlapping windows, never truncated. With dev examples, the
-    epoch with the best dev score (``config.early_stopping_metric``: token micro-F1 or
-    loss) is kept; without, the last state is saved. ``progress_callback(done, total,
+    checkpoint with the best dev score (``config.early_stopping_metric``: token micro-F1
+    or loss) is kept, evaluated after each epoch or every ``config.eval_steps`` steps;
+    training stops after ``early_stopping_patience`` evaluations without improvement.
+    Without dev examples, the last state is saved. ``progress_callback(done, total,
     message)`` is called about 50 times over the run and after each evaluation.
     Ties in dev F1 are broken by dev loss.
 
@@ -326,18 +329,53 @@ def train(
     best_score: tuple[float, float] = (-math.inf, -math.inf)
     best_metrics: dict[str, float] = {}
     best_epoch: int | None = None
-    bad_epochs = 0
+    best_step: int | None = None
+    bad_evals = 0
     stopped_early = False
     step = 0
     epoch = 0
-    report(0, total_steps, f"training on {len(windows)} windows, {total_steps} steps on {device}")
-    while epoch < config.epochs and step < total_steps:
-        epoch += 1
+    running = 0.0
+    seen = 0
+
+    def evaluate() -> bool:
+        """Evaluate on dev, save when best; return True when patience is exhausted."""
+        nonlocal best_score, best_metrics, best_epoch, best_step, bad_evals
+        metrics = _evaluate(model, tokenizer, dev_data, config, window_size, device)
         model.train()
+        metrics["epoch"] = float(epoch)
+        metrics["step"] = float(step)
+        metrics["train_loss"] = running / max(seen, 1)
+        history.append(metrics)
+        # F1 plateaus (often at 1.0 on easy data); dev loss breaks its ties so the
+        # saved checkpoint keeps improving while F1 is flat.
+        score = (
+            (metrics["token_f1"], -metrics["dev_loss"])
+            if config.early_stopping_metric == "dev_f1"
+            else (-metrics["dev_loss"], metrics["token_f1"])
+        )
+        message = (
+            f"epoch {epoch} step {step} dev loss {metrics['dev_loss']:.4f} "
+            f"token F1 {metrics['token_f1']:.4f} exact F1 {metrics['entity_exact_f1']:.4f}"
+        )
+        if score > best_score:
+            best_score, best_metrics, best_epoch, best_step = score, metrics, epoch, step
+            bad_evals = 0
+            save(best_metrics, best_epoch)
+            report(step, total_steps, message + " (best, saved)")
+            return False
+        bad_evals += 1
+        report(step, total_steps, message + f" (no improvement for {bad_evals})")
+        return bad_evals >= config.early_stopping_patience
+
+    has_dev = bool(dev_data.encodings)
+    report(0, total_steps, f"training on {len(windows)} windows, {total_steps} steps on {device}")
+    model.train()
+    while epoch < config.epochs and step < total_steps and not stopped_early:
+        epoch += 1
         order = torch.randperm(len(windows), generator=generator).tolist()
         running = 0.0
-        seen = 0
-        for b in range(0, len(order), config.batch_size):
+        evaluated_at = -1
+        for seen, b in enumerate(range(0, len(order), config.batch_size), start=1):
             chunk = [window_example(k) for k in order[b : b + config.batch_size]]
             batch = pad_batch([c[0] for c in chunk], pad_id, [c[1] for c in chunk])
             loss = model(**{k: v.to(device) for k, v in batch.items()}).loss
@@ -348,46 +386,34 @@ def train(
             optimizer.zero_grad(set_to_none=True)
             step += 1
             running += loss.item()
-            seen += 1
             if step % report_every == 0 or step == total_steps:
                 report(
                     step,
                     total_steps,
                     f"epoch {epoch} step {step}/{total_steps} loss {running / seen:.4f}",
                 )
+            if has_dev and config.eval_steps and step % config.eval_steps == 0:
+                evaluated_at = step
+                if evaluate():
+                    stopped_early = True
+                    break
             if step >= total_steps:
                 break
-        if not dev_data.encodings:
-            continue
-        metrics = _evaluate(model, tokenizer, dev_data, config, window_size, device)
-        metrics["epoch"] = float(epoch)
-        metrics["step"] = float(step)
-        metrics["train_loss"] = running / max(seen, 1)
-        history.append(metrics)
-        # F1 plateaus (often at 1.0 on easy data); dev loss breaks its ties so the
-        # saved epoch keeps improving while F1 is flat.
-        score = (
-            (metrics["token_f1"], -metrics["dev_loss"])
-            if config.early_stopping_metric == "dev_f1"
-            else (-metrics["dev_loss"], metrics["token_f1"])
-        )
-        message = (
-            f"epoch {epoch} dev loss {metrics['dev_loss']:.4f} "
-            f"token F1 {metrics['token_f1']:.4f} exact F1 {metrics['entity_exact_f1']:.4f}"
-        )
-        if score > best_score:
-            best_score, best_metrics, best_epoch, bad_epochs = score, metrics, epoch, 0
-            save(best_metrics, best_epoch)
-            report(step, total_steps, message + " (best, saved)")
-        else:
-            bad_epochs += 1
-            report(step, total_steps, message + f" (no improvement for {bad_epochs})")
-            if bad_epochs >= config.early_stopping_patience:
-                stopped_early = True
-                report(step, total_steps, f"early stopping after epoch {epoch}")
-                break
-    if not dev_data.encodings:
-        best_epoch = epoch
+        # Without eval_steps, evaluate once per epoch; with it, still evaluate the final
+        # state of the run if the last step was not an evaluation step.
+        final = step >= total_steps or epoch == config.epochs
+        if (
+            has_dev
+            and not stopped_early
+            and evaluated_at != step
+            and (not config.eval_steps or final)
+            and evaluate()
+        ):
+            stopped_early = True
+    if stopped_early:
+        report(step, total_steps, f"early stopping at epoch {epoch}, step {step}")
+    if not has_dev:
+        best_epoch, best_step = epoch, step
         save({}, best_epoch)
     report(total_steps, total_steps, f"done: best epoch {best_epoch}, saved to {out}")
     return TrainingResult(
@@ -395,6 +421,7 @@ def train(
         metrics=best_metrics,
         epochs_run=epoch,
         best_epoch=best_epoch,
+        best_step=best_step,
         stopped_early=stopped_early,
         steps=step,
         train_size=len(train_list),

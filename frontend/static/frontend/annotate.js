@@ -448,6 +448,7 @@ async function ensureMySet() {
   if (state.mySet) return state.mySet;
   const data = await api("POST", `/api/documents/${cfg.document_id}/annotation-sets/mine/`);
   state.mySet = { id: data.id, status: data.status, editable: data.editable };
+  $("#set-status").textContent = data.status;
   return state.mySet;
 }
 
@@ -640,7 +641,7 @@ function onClick(event) {
 // --- keyboard ----------------------------------------------------------------------------
 
 function onKey(event) {
-  if (event.target.closest("input, textarea, select")) {
+  if (event.target instanceof Element && event.target.closest("input, textarea, select")) {
     if (event.key === "Escape") event.target.blur();
     return;
   }

@@ -9,7 +9,7 @@ function nextUnfinished() {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, textarea, select")) return;
+  if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
   if (event.key === "n" && !event.ctrlKey && !event.metaKey && !event.altKey) {
     const link = nextUnfinished();
     if (link) window.location.assign(link.href);

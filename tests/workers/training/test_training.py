@@ -112,6 +112,7 @@ def test_training_result_and_manifest(typed_run: tuple[TrainingResult, list[Any]
     assert result.duration_seconds > 0
     # The reported metrics are those of the saved epoch.
     assert result.metrics == result.history[result.best_epoch - 1]
+    assert result.best_step == result.metrics["step"]
     assert result.metrics["gold_entities"] == 16
     # An easy pattern: dev token F1 must be high after <= 30 steps.
     assert result.metrics["token_f1"] >= 0.9
@@ -136,17 +137,21 @@ def test_saved_model_predicts_in_a_fresh_process(
 ) -> None:
     result, _ = typed_run
     held_out = synthetic(4, seed=3)
+    # netguard makes any non-loopback connection fail and records it; the offline
+    # variables are removed so load_tagger's own local-only loading is what is tested.
     script = (
         "import json, sys\n"
-        "import torch\n"
+        "import tests.netguard as guard\n"
         "from workers.training import load_tagger\n"
         "tagger = load_tagger(sys.argv[1], device='cpu', num_threads=1)\n"
         "texts = json.loads(sys.stdin.read())\n"
         "out = [[[s.start, s.end, s.label, s.text, s.confidence, s.source] for s in spans]\n"
         "       for spans in tagger.predict_batch(texts)]\n"
-        "print(json.dumps(out))\n"
+        "print(json.dumps({'spans': out, 'network': guard.ATTEMPTS}))\n"
     )
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    }
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     proc = subprocess.run(
         [sys.executable, "-c", script, result.output_dir],
@@ -159,7 +164,9 @@ def test_saved_model_predicts_in_a_fresh_process(
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    predicted = json.loads(proc.stdout.strip().splitlines()[-1])
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert answer["network"] == []
+    predicted = answer["spans"]
     assert len(predicted) == len(held_out)
     exact = {"PERSON": 0, "CODE": 0}
     for (text, gold), spans in zip(held_out, predicted, strict=True):
@@ -224,3 +231,17 @@ def test_missing_base_model_fails_without_download(tmp_path: Path) -> None:
     config = tiny_config(base_model=str(tmp_path / "no-such-model"))
     with pytest.raises(OSError, match="no download is attempted"):
         train(config, synthetic(2, seed=1), [], tmp_path / "out")
+
+
+def test_step_evaluation_and_early_stopping(tmp_path: Path) -> None:
+    # With a zero learning rate the weights never change, so the second evaluation
+    # cannot beat the first and patience 1 stops the run right there.
+    config = tiny_config(learning_rate=0.0, eval_steps=2, early_stopping_patience=1)
+    result = train(config, synthetic(40, seed=1), synthetic(4, seed=2), tmp_path / "m")
+    assert result.stopped_early
+    assert result.steps == 4
+    assert result.epochs_run == 1
+    assert [h["step"] for h in result.history] == [2.0, 4.0]
+    assert result.history[0]["dev_loss"] == pytest.approx(result.history[1]["dev_loss"])
+    assert result.best_step == 2
+    assert read_manifest(tmp_path / "m")["metrics"]["step"] == 2.0

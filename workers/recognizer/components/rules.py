@@ -209,7 +209,13 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # --- LOC: postcodes and street addresses ---
     Rule("postcode_uk", "LOC", r"\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b"),
     Rule("postcode_ca", "LOC", r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b"),
-    Rule("postcode_nl", "LOC", r"(?<![\w-])\d{4}\s?[A-Z]{2}(?![\w-])"),
+    # "7412 SL Deventer": only before a capitalised place name or at the end of a line/segment,
+    # so that "in 1998 EU law" is not taken for a postcode.
+    Rule(
+        "postcode_nl",
+        "LOC",
+        r"(?<![\w-])[1-9]\d{3}\s?[A-Z]{2}(?![\w-])(?=[ \t]+\p{Lu}\p{Ll}|[ \t]*(?:\n|$|,))",
+    ),
     Rule("postcode_hyphen", "LOC", r"(?<![\w-])\d{2,5}-\d{3,4}(?![\w-])"),
     Rule(
         "postcode_labelled",
