@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> None:
         )
 
         def progress(done: int, total: int, message: str) -> None:
-            if "epoch" in message and ("dev" in message or done == total):
+            # Dev evaluations, and about every tenth of the training steps.
+            if "dev" in message or (total > 0 and done % max(1, total // 10) == 0):
                 print(f"  [{time.perf_counter() - t0:7.1f}s] {message}", flush=True)
 
         t1 = time.perf_counter()

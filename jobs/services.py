@@ -11,9 +11,10 @@ import logging
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from jobs.models import FINISHED_STATUSES, Job, JobKind, JobStatus, ModelVersion
+from jobs.models import FINISHED_STATUSES, Job, JobKind, JobStatus, ModelKind, ModelVersion
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,58 @@ def _enqueue(job_id: int, task_name: str, queue: str) -> None:
     Job.objects.filter(pk=job_id).update(celery_task_id=result.id)
 
 
+def _model_version_in_scope(value: Any, project: Any, kind: str) -> None:
+    ok = ModelVersion.objects.filter(pk=value, kind=kind).filter(
+        Q(project=project) | Q(project__isnull=True)
+    )
+    if not ok.exists():
+        raise JobStateError(f"no {kind} model version {value!r} in this project")
+
+
+def _knowledge_base_in_scope(value: Any, project: Any, *, shared_ok: bool) -> None:
+    from knowledge.models import KnowledgeBase
+
+    scope = Q(project=project) | Q(project__isnull=True) if shared_ok else Q(project=project)
+    if not KnowledgeBase.objects.filter(scope, pk=value).exists():
+        raise JobStateError(f"no knowledge base {value!r} in this project")
+
+
+def _int_param(params: dict[str, Any], key: str, low: int, high: int) -> None:
+    value = params.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise JobStateError(f"{key} must be an integer from {low} to {high}")
+
+
+def job_params_validate(*, kind: str, params: dict[str, Any], project: Any) -> None:
+    """Refuse parameters that reach outside the job's project or make no sense.
+
+    Ids in parameters must name objects of the same project (or shared ones), so a
+    project admin cannot run another project's models or knowledge bases.
+    """
+    if kind == JobKind.PREANNOTATE:
+        if params.get("model_version_id") is not None:
+            _model_version_in_scope(params["model_version_id"], project, ModelKind.RECOGNIZER)
+        _int_param(params, "batch_size", 1, 256)
+    elif kind == JobKind.KB_IMPORT:
+        _knowledge_base_in_scope(params.get("knowledge_base_id"), project, shared_ok=False)
+    elif kind == JobKind.DISTANT_LABEL:
+        _knowledge_base_in_scope(params.get("knowledge_base_id"), project, shared_ok=True)
+        if "k" not in params:
+            raise JobStateError("k is required")
+        _int_param(params, "k", 1, 1_000_000)
+        _int_param(params, "max_arity", 1, 6)
+        if params.get("selection", "greedy") not in ("greedy", "random"):
+            raise JobStateError("selection must be greedy or random")
+    elif kind in (JobKind.TRAIN_RECOGNIZER, JobKind.TRAIN_MASKER):
+        from jobs.training import TRAINING_JOB_KEYS
+
+        unknown = set(params) - set(TRAINING_JOB_KEYS)
+        if unknown:
+            raise JobStateError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+
+
 @transaction.atomic
 def job_create(
     *,
@@ -66,6 +119,7 @@ def job_create(
     if kind not in JOB_TASKS:
         raise JobStateError(f"unknown job kind {kind!r}")
     task_name, default_queue = JOB_TASKS[kind]
+    job_params_validate(kind=kind, params=params, project=project)
     job = Job(
         kind=kind,
         params=params,

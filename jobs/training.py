@@ -122,7 +122,15 @@ TRAINING_PARAM_KEYS = (
     "seed",
     "device",
     "num_threads",
+    "eval_steps",
+    "eval_batch_size",
+    "warmup_ratio",
+    "merge_strategy",
 )
+
+
+# Everything a training job's parameters may hold.
+TRAINING_JOB_KEYS = (*TRAINING_PARAM_KEYS, "sources", "max_documents", "name", "activate")
 
 
 def recognizer_train(

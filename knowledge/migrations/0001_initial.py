@@ -6,37 +6,86 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0002_initial'),
-        ('jobs', '0001_initial'),
+        ("annotation", "0002_initial"),
+        ("jobs", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='KnowledgeBase',
+            name="KnowledgeBase",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('source_format', models.CharField(choices=[('jsonl', 'JSONL profiles'), ('wikidata', 'Wikidata JSON dump')], max_length=16)),
-                ('source_path', models.CharField(max_length=1000)),
-                ('index_dir', models.CharField(blank=True, max_length=1000)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('building', 'Building'), ('ready', 'Ready'), ('failed', 'Failed')], default='building', max_length=16)),
-                ('n_persons', models.PositiveBigIntegerField(default=0)),
-                ('n_terms', models.PositiveBigIntegerField(default=0)),
-                ('index_bytes', models.PositiveBigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('built_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='jobs.job')),
-                ('project', models.ForeignKey(blank=True, help_text='Empty for knowledge bases shared by all projects.', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='knowledge_bases', to='annotation.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "source_format",
+                    models.CharField(
+                        choices=[("jsonl", "JSONL profiles"), ("wikidata", "Wikidata JSON dump")],
+                        max_length=16,
+                    ),
+                ),
+                ("source_path", models.CharField(max_length=1000)),
+                ("index_dir", models.CharField(blank=True, max_length=1000)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("building", "Building"),
+                            ("ready", "Ready"),
+                            ("failed", "Failed"),
+                        ],
+                        default="building",
+                        max_length=16,
+                    ),
+                ),
+                ("n_persons", models.PositiveBigIntegerField(default=0)),
+                ("n_terms", models.PositiveBigIntegerField(default=0)),
+                ("index_bytes", models.PositiveBigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("built_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "job",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="jobs.job",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty for knowledge bases shared by all projects.",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="knowledge_bases",
+                        to="annotation.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
     ]

@@ -1,0 +1,167 @@
+"""REST API of adversary knowledge bases and distant labelling.
+
+Knowledge bases belong to a project (its admins upload and use them) or are
+shared (visible to every project, managed by staff). Outsiders get 404.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db.models import Q
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation import permissions
+from annotation.apis import BaseApi, BaseListApi, current_user, parse
+from annotation.permissions import ADMIN_ROLES
+from annotation.selectors import projects_for_user
+from jobs.apis import JobOutputSerializer
+from knowledge.models import KbFormat, KbStatus, KnowledgeBase
+from knowledge.services import SELECTIONS, distant_label_start, knowledge_base_create
+
+_SUFFIX = {KbFormat.JSONL: ".jsonl", KbFormat.WIKIDATA: ".json"}
+
+
+class KnowledgeBaseOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    project = serializers.IntegerField(source="project_id", allow_null=True)
+    source_format = serializers.ChoiceField(choices=KbFormat.choices)
+    status = serializers.ChoiceField(choices=KbStatus.choices)
+    n_persons = serializers.IntegerField()
+    n_terms = serializers.IntegerField()
+    index_bytes = serializers.IntegerField()
+    params = serializers.JSONField()
+    job = serializers.IntegerField(source="job_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    built_at = serializers.DateTimeField(allow_null=True)
+
+
+def _visible_knowledge_bases(user: Any) -> Any:
+    return KnowledgeBase.objects.filter(
+        Q(project__in=projects_for_user(user=user)) | Q(project__isnull=True)
+    )
+
+
+class KnowledgeBaseListApi(BaseListApi):
+    class FilterSerializer(serializers.Serializer):
+        project = serializers.IntegerField(required=False)
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses=KnowledgeBaseOutputSerializer(many=True),
+        summary="Knowledge bases of your projects, and shared ones",
+    )
+    def get(self, request: Request) -> Response:
+        user = current_user(request)
+        filters = parse(self.FilterSerializer, request.query_params)
+        qs = _visible_knowledge_bases(user)
+        if "project" in filters:
+            permissions.role_or_404(user=user, project_id=filters["project"])
+            qs = qs.filter(Q(project_id=filters["project"]) | Q(project__isnull=True))
+        return self.paginated(request, qs, KnowledgeBaseOutputSerializer)
+
+
+class KnowledgeBaseDetailApi(BaseApi):
+    @extend_schema(responses=KnowledgeBaseOutputSerializer, summary="One knowledge base")
+    def get(self, request: Request, knowledge_base_id: int) -> Response:
+        kb = _visible_knowledge_bases(current_user(request)).filter(pk=knowledge_base_id).first()
+        if kb is None:
+            raise NotFound()
+        return Response(KnowledgeBaseOutputSerializer(kb).data)
+
+
+class KnowledgeBaseUploadApi(BaseApi):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField()
+        format = serializers.ChoiceField(choices=KbFormat.choices)
+        name = serializers.CharField(max_length=200)
+        max_df = serializers.FloatField(
+            required=False, min_value=0, help_text="Never index terms shared by more people."
+        )
+        language = serializers.CharField(required=False, max_length=16)
+
+    class OutputSerializer(serializers.Serializer):
+        knowledge_base = KnowledgeBaseOutputSerializer()
+        job = JobOutputSerializer()
+
+    @extend_schema(
+        request={"multipart/form-data": InputSerializer},
+        responses={202: OutputSerializer},
+        summary="Upload a knowledge base (JSONL profiles or a Wikidata dump) and index it",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        user = current_user(request)
+        project = permissions.project_for_user(
+            user=user, project_id=project_id, roles=ADMIN_ROLES, action="add knowledge bases"
+        )
+        data = parse(self.InputSerializer, request.data)
+        upload: UploadedFile = data["file"]
+        folder = Path(settings.UPLOAD_DIR) / "knowledge"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{uuid.uuid4().hex}{_SUFFIX[data['format']]}"
+        with path.open("wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        params = {key: data[key] for key in ("max_df", "language") if key in data}
+        kb = knowledge_base_create(
+            name=data["name"],
+            source_path=path,
+            source_format=data["format"],
+            project=project,
+            params=params,
+            created_by=user,
+        )
+        body = {"knowledge_base": kb, "job": kb.job}
+        return Response(self.OutputSerializer(body).data, status=status.HTTP_202_ACCEPTED)
+
+
+class DistantLabelStartApi(BaseApi):
+    class InputSerializer(serializers.Serializer):
+        knowledge_base = serializers.IntegerField()
+        k = serializers.IntegerField(required=False, min_value=1, help_text="Default: project k")
+        max_arity = serializers.IntegerField(default=3, min_value=1, max_value=6)
+        selection = serializers.ChoiceField(choices=SELECTIONS, default="greedy")
+        seed = serializers.IntegerField(default=0)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: JobOutputSerializer},
+        summary="Label the project's documents for k-anonymity against a knowledge base",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        user = current_user(request)
+        project = permissions.project_for_user(
+            user=user, project_id=project_id, roles=ADMIN_ROLES, action="start jobs"
+        )
+        data = parse(self.InputSerializer, request.data)
+        kb = (
+            KnowledgeBase.objects.filter(Q(project=project) | Q(project__isnull=True))
+            .filter(pk=data["knowledge_base"])
+            .first()
+        )
+        if kb is None:
+            raise serializers.ValidationError({"knowledge_base": "no such knowledge base here"})
+        if kb.status != KbStatus.READY:
+            raise serializers.ValidationError({"knowledge_base": f"it is {kb.status}"})
+        job = distant_label_start(
+            project=project,
+            knowledge_base=kb,
+            k=data.get("k"),
+            max_arity=data["max_arity"],
+            selection=data["selection"],
+            seed=data["seed"],
+            created_by=user,
+        )
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,255 @@
+"""Knowledge-base API: permissions, validation, and the KB and distant-labelling jobs
+through a real Celery worker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from annotation.models import AnnotationSet, Role, SetKind, SetSource
+from annotation.services import assignment_create
+from jobs.models import Job, JobKind, JobStatus
+from jobs.services import JobStateError, job_create
+from knowledge.models import KbStatus, KnowledgeBase
+from knowledge.services import knowledge_base_create
+from tests.factories import DocumentFactory, MembershipFactory, ProjectFactory, UserFactory
+from tests.knowledge.test_services import PEOPLE
+
+if TYPE_CHECKING:
+    from tests.celery_worker import CeleryWorker
+
+pytest_plugins = ["tests.celery_worker"]
+
+ROLES = ("annotator", "reviewer", "admin")
+
+
+def _kb_bytes() -> bytes:
+    return ("\n".join(json.dumps({**p, "aliases": []}) for p in PEOPLE) + "\n").encode()
+
+
+@pytest.fixture
+def media(settings, tmp_path: Path) -> Path:
+    settings.MODEL_DIR = tmp_path / "models"
+    settings.UPLOAD_DIR = tmp_path / "uploads"
+    return tmp_path
+
+
+def _world() -> dict[str, Any]:
+    project = ProjectFactory.create(name="kb project", k_anonymity=2)
+    other = ProjectFactory.create(name="other kb project")
+    users = {role: UserFactory.create(username=f"kb-{role}") for role in ROLES}
+    users["outsider"] = UserFactory.create(username="kb-outsider")
+    for role in ROLES:
+        MembershipFactory.create(project=project, user=users[role], role=role)
+    MembershipFactory.create(project=other, user=users["outsider"], role=Role.ADMIN)
+    return {"project": project, "other": other, "users": users}
+
+
+def _client(user: Any) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _upload(client: APIClient, project_id: int) -> Any:
+    upload = SimpleUploadedFile("kb.jsonl", _kb_bytes(), content_type="application/jsonl")
+    return client.post(
+        f"/api/projects/{project_id}/knowledge-bases/upload/",
+        {"file": upload, "format": "jsonl", "name": "five people"},
+        format="multipart",
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [("outsider", 404), ("annotator", 403), ("reviewer", 403), ("admin", 202)],
+)
+def test_only_project_admins_upload_knowledge_bases(
+    media, django_capture_on_commit_callbacks, caller, expected
+):
+    world = _world()
+    with django_capture_on_commit_callbacks(execute=False):
+        response = _upload(_client(world["users"][caller]), world["project"].pk)
+    assert response.status_code == expected, response.content
+    if expected == 202:
+        body = response.json()
+        assert body["knowledge_base"]["status"] == KbStatus.BUILDING
+        assert body["job"]["kind"] == JobKind.KB_IMPORT
+    else:
+        assert not KnowledgeBase.objects.exists()
+
+
+@pytest.mark.django_db
+def test_anonymous_sees_nothing(media):
+    world = _world()
+    knowledge_base_create(
+        name="k",
+        source_path=_write_kb(media),
+        source_format="jsonl",
+        project=world["project"],
+        background=False,
+    )
+    assert APIClient().get("/api/knowledge-bases/").status_code in (401, 403)
+
+
+def _write_kb(folder: Path) -> Path:
+    path = folder / "kb.jsonl"
+    path.write_bytes(_kb_bytes())
+    return path
+
+
+@pytest.mark.django_db
+def test_knowledge_bases_are_listed_only_inside_their_project(media):
+    world = _world()
+    own = knowledge_base_create(
+        name="own",
+        source_path=_write_kb(media),
+        source_format="jsonl",
+        project=world["project"],
+        background=False,
+    )
+    foreign = knowledge_base_create(
+        name="foreign",
+        source_path=_write_kb(media),
+        source_format="jsonl",
+        project=world["other"],
+        background=False,
+    )
+    shared = knowledge_base_create(
+        name="shared", source_path=_write_kb(media), source_format="jsonl", background=False
+    )
+    names = {
+        kb["name"]
+        for kb in _client(world["users"]["annotator"])
+        .get("/api/knowledge-bases/")
+        .json()["results"]
+    }
+    assert names == {"own", "shared"}
+    client = _client(world["users"]["annotator"])
+    assert client.get(f"/api/knowledge-bases/{own.pk}/").status_code == 200
+    assert client.get(f"/api/knowledge-bases/{shared.pk}/").status_code == 200
+    assert client.get(f"/api/knowledge-bases/{foreign.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_distant_labelling_refuses_another_projects_knowledge_base(
+    media, django_capture_on_commit_callbacks
+):
+    world = _world()
+    foreign = knowledge_base_create(
+        name="foreign",
+        source_path=_write_kb(media),
+        source_format="jsonl",
+        project=world["other"],
+        background=False,
+    )
+    admin = _client(world["users"]["admin"])
+    url = f"/api/projects/{world['project'].pk}/distant-label/"
+    with django_capture_on_commit_callbacks(execute=False):
+        response = admin.post(url, {"knowledge_base": foreign.pk}, format="json")
+        assert response.status_code == 400
+        # The generic job endpoint applies the same rule.
+        response = admin.post(
+            f"/api/projects/{world['project'].pk}/jobs/create/",
+            {"kind": "distant_label", "params": {"knowledge_base_id": foreign.pk, "k": 2}},
+            format="json",
+        )
+        assert response.status_code == 400, response.content
+        with pytest.raises(JobStateError):
+            job_create(
+                kind=JobKind.KB_IMPORT,
+                params={"knowledge_base_id": foreign.pk},
+                project=world["project"],
+            )
+    assert not Job.objects.filter(kind=JobKind.DISTANT_LABEL).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [("outsider", 404), ("annotator", 403), ("reviewer", 403), ("admin", 201)],
+)
+def test_only_admins_start_distant_labelling(
+    media, django_capture_on_commit_callbacks, caller, expected
+):
+    world = _world()
+    kb = knowledge_base_create(
+        name="own",
+        source_path=_write_kb(media),
+        source_format="jsonl",
+        project=world["project"],
+        background=False,
+    )
+    with django_capture_on_commit_callbacks(execute=False):
+        response = _client(world["users"][caller]).post(
+            f"/api/projects/{world['project'].pk}/distant-label/",
+            {"knowledge_base": kb.pk, "max_arity": 2},
+            format="json",
+        )
+    assert response.status_code == expected, response.content
+    if expected == 201:
+        assert response.json()["params"] == {
+            "knowledge_base_id": kb.pk,
+            "k": 2,  # the project's k
+            "max_arity": 2,
+            "selection": "greedy",
+            "seed": 0,
+        }
+
+
+def test_every_knowledge_route_is_tested():
+    from knowledge import urls
+
+    tested = {
+        "knowledge-base-list",
+        "knowledge-base-detail",
+        "knowledge-base-upload",
+        "distant-label-start",
+    }
+    assert {p.name for p in urls.urlpatterns} == tested
+
+
+@pytest.mark.celery_worker
+@pytest.mark.django_db(transaction=True)
+def test_upload_index_and_label_through_a_real_worker(celery_worker: CeleryWorker, media):
+    world = _world()
+    document = DocumentFactory.create(
+        project=world["project"],
+        text="She lives in Lisbon. She was born in Freamunde.",
+        external_id="d1",
+    )
+    admin = _client(world["users"]["admin"])
+    response = _upload(admin, world["project"].pk)
+    assert response.status_code == 202, response.content
+    kb_job, _ = celery_worker.wait_for_job(response.json()["job"]["id"], timeout=180)
+    assert kb_job.status == JobStatus.SUCCEEDED, kb_job.error
+    kb = KnowledgeBase.objects.get(pk=response.json()["knowledge_base"]["id"])
+    assert kb.status == KbStatus.READY and kb.n_persons == 5
+    assert kb_job.result["persons"] == 5
+
+    response = admin.post(
+        f"/api/projects/{world['project'].pk}/distant-label/",
+        {"knowledge_base": kb.pk, "max_arity": 2},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    job, _ = celery_worker.wait_for_job(response.json()["id"], timeout=240)
+    assert job.status == JobStatus.SUCCEEDED, job.error
+    assert job.progress_done == job.progress_total == 1
+    machine = AnnotationSet.objects.get(document=document, kind=SetKind.MACHINE, job=job)
+    assert machine.source == SetSource.DISTANT
+    assert [(s.text, s.attrs["count"]) for s in machine.spans.all()] == [("Freamunde", 1)]
+    # Annotators see the suggestion, with its explanation, through the API.
+    assignment_create(document=document, user=world["users"]["annotator"])
+    annotator = _client(world["users"]["annotator"])
+    sets = annotator.get(f"/api/documents/{document.pk}/annotation-sets/").json()["results"]
+    distant = [s for s in sets if s["source"] == SetSource.DISTANT]
+    assert len(distant) == 1
+    detail = annotator.get(f"/api/annotation-sets/{distant[0]['id']}/").json()
+    assert [span["attrs"]["combination"] for span in detail["spans"]] == [["freamunde", "lisbon"]]
