@@ -1,8 +1,18 @@
-"""WSGI entry point (gunicorn sanitizer_app.wsgi)."""
+"""WSGI entry point (gunicorn sanitizer_app.wsgi).
+
+Refuses to serve without a ``SECRET_KEY`` from the environment (sessions and CSRF
+tokens are signed with it), except in DEBUG or demo runs.
+"""
 
 import os
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings")
 application = get_wsgi_application()
+
+from django.conf import settings  # noqa: E402  (configured by the line above)
+
+if not (settings.SECRET_KEY_FROM_ENV or settings.DEBUG or settings.DEMO):
+    raise ImproperlyConfigured("SECRET_KEY must be set to serve the web app (see .env.example).")

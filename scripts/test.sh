@@ -13,4 +13,4 @@ export SECRET_KEY=test-only-secret HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKEN
 echo "==> ruff"
 .venv/bin/ruff check .
 echo "==> pytest"
-exec .venv/bin/python -m pytest -p no:cacheprovider --create-db "$@"
+exec .venv/bin/python -m pytest -p no:cacheprovider --create-db -n 2 --dist loadfile "$@"

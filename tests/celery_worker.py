@@ -145,6 +145,11 @@ def _point_app_at(broker_url: str | None) -> None:
         app._pool.force_close_all()
     app._pool = None
     app.amqp._producer_pool = None
+    # kombu keeps producer pools in a process-wide registry keyed by broker URL; a
+    # later worker on the same Redis database would otherwise get the closed one.
+    from kombu import pools
+
+    pools.reset()
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

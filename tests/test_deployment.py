@@ -66,10 +66,33 @@ def test_debug_is_off_unless_set():
     assert result.stdout.strip() == "True", result.stderr
 
 
-def test_secret_key_is_required_in_production():
-    result = _settings_probe({}, "s.SECRET_KEY")
+def test_secret_key_is_required_to_serve_the_web_app():
+    clean = {
+        k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "SANITIZER_DEMO"}
+    }
+    code = "import sys; sys.modules.pop('pytest', None); import sanitizer_app.wsgi"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=clean, capture_output=True, text=True
+    )
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+    served = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={**clean, "SECRET_KEY": "x" * 50},
+        capture_output=True,
+        text=True,
+    )
+    assert served.returncode == 0, served.stderr
+
+
+def test_command_line_tools_need_no_secret_key():
+    first = _settings_probe({}, "s.SECRET_KEY")
+    second = _settings_probe({}, "s.SECRET_KEY")
+    assert first.returncode == 0, first.stderr
+    # A random key per process, never the fixed development one.
+    assert first.stdout != second.stdout
+    assert "insecure" not in first.stdout
 
 
 def test_embedded_defaults_without_urls():

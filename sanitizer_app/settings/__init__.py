@@ -10,6 +10,7 @@ so the demo runs anywhere; set both URLs for PostgreSQL and Redis.
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 from pathlib import Path
 
@@ -33,14 +34,17 @@ def env_list(name: str, default: str) -> list[str]:
 DEBUG = env_bool("DEBUG", False)
 TESTING = "pytest" in sys.modules or env_bool("SANITIZER_TESTING", False)
 
-_secret = os.environ.get("SECRET_KEY")
-if not _secret:
-    if not (DEBUG or TESTING or env_bool("SANITIZER_DEMO", False)):
-        raise RuntimeError(
-            "SECRET_KEY must be set (DEBUG, test and demo runs use a throw-away key)."
-        )
-    _secret = "insecure-development-key-do-not-deploy"
-SECRET_KEY = _secret
+DEMO = env_bool("SANITIZER_DEMO", False)
+SECRET_KEY_FROM_ENV = bool(os.environ.get("SECRET_KEY"))
+if SECRET_KEY_FROM_ENV:
+    SECRET_KEY = os.environ["SECRET_KEY"]
+elif DEBUG or TESTING or DEMO:
+    SECRET_KEY = "insecure-development-key-do-not-deploy"
+else:
+    # Command-line tools (sanitize, evaluate, imports) and workers sign nothing that
+    # must outlive the process, so a random key will do; the web entry point
+    # (sanitizer_app/wsgi.py) refuses to serve without a real one.
+    SECRET_KEY = secrets.token_urlsafe(50)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")

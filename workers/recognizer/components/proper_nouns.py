@@ -42,7 +42,31 @@ _LOCATIVE_CUES = frozenset(
         "visiting",
     ]
 )
-_PERSON_CUES = frozenset(["by", "dear", "name", "named", "called", "with", "and"])
+_PERSON_CUES = frozenset(
+    [
+        "by",
+        "dear",
+        "name",
+        "named",
+        "called",
+        "with",
+        "and",
+        "mr",
+        "mr.",
+        "mrs",
+        "mrs.",
+        "ms",
+        "ms.",
+        "miss",
+        "dr",
+        "dr.",
+        "prof",
+        "prof.",
+        "sir",
+        "madam",
+        "judge",
+    ]
+)
 _PARTICLES = frozenset(
     [
         "de",

@@ -32,7 +32,7 @@ _DAYS = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?"
 _NUMBER_WORDS = (
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
-    r"eighty|ninety|hundred|several|a few|a couple of|many|some|half an?|an?)"
+    r"eighty|ninety|hundred|several|a few|a couple of|many|some|half an?)"
 )
 _NUM = r"\d+(?:[.,]\d+)?"
 _CURRENCY_CODES = (
