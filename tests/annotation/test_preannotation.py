@@ -94,3 +94,24 @@ def test_preannotation_job_runs_in_a_real_worker(celery_worker: CeleryWorker):
         == 3
     )
     assert "6 documents" in job.log_tail
+
+
+@pytest.mark.django_db
+def test_preannotate_command_inline_and_background(django_capture_on_commit_callbacks):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from jobs.models import Job
+
+    project = ProjectFactory(name="cmd project")
+    DocumentFactory(project=project, text=TEXTS[1])
+    out = StringIO()
+    call_command("preannotate", "--project", "cmd project", stdout=out)
+    assert "pre-annotated 1 documents (0 skipped)" in out.getvalue()
+    assert Span.objects.filter(text="36110/97", entity_type="CODE").count() == 1
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        call_command("preannotate", "--project", "cmd project", "--background", stdout=StringIO())
+    job = Job.objects.get(kind=JobKind.PREANNOTATE)
+    assert job.params == {"batch_size": 8, "skip_existing": True}
+    assert len(callbacks) == 1  # queued once the transaction commits

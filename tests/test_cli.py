@@ -1,0 +1,92 @@
+"""The command-line contract benchmarks rely on: sanitize → evaluate, with no database
+and no SECRET_KEY (the commands run as a user would type them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TAB_KEYS = {
+    "ER_all",
+    "ER_direct",
+    "ER_quasi",
+    "token_recall",
+    "token_precision",
+    "F1",
+    "token_recall_by_type",
+}
+
+
+def _manage(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "DEBUG"}}
+    # A database that does not exist: the commands must not need one.
+    env["DATABASE_URL"] = "postgres://nobody@127.0.0.1:1/none"
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_sanitize_then_evaluate(tmp_path: Path) -> None:
+    docs = [
+        {
+            "doc_id": "a",
+            "text": "The applicant, Mr John Smith, a British engineer born on 5 August 1962, "
+            "lodged application no. 12345/06 in London.",
+            "annotations": {
+                "ann1": {
+                    "entity_mentions": [
+                        {
+                            "entity_mention_id": "a_1",
+                            "start_offset": 18,
+                            "end_offset": 28,
+                            "span_text": "John Smith",
+                            "entity_type": "PERSON",
+                            "identifier_type": "DIRECT",
+                            "entity_id": "e1",
+                            "confidential_status": "NOT_CONFIDENTIAL",
+                        },
+                        {
+                            "entity_mention_id": "a_2",
+                            "start_offset": 96,
+                            "end_offset": 104,
+                            "span_text": "12345/06",
+                            "entity_type": "CODE",
+                            "identifier_type": "DIRECT",
+                            "entity_id": "e2",
+                            "confidential_status": "NOT_CONFIDENTIAL",
+                        },
+                    ]
+                }
+            },
+        }
+    ]
+    assert docs[0]["text"][18:28] == "John Smith" and docs[0]["text"][95:103] == "12345/06"
+    source = tmp_path / "docs.json"
+    source.write_text(json.dumps(docs))
+    masks_path = tmp_path / "masks.json"
+    for strategy in ("mask-all", "most-specific"):
+        result = _manage(
+            "sanitize", "--input", str(source), "--output", str(masks_path), "--strategy", strategy
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        masks = json.loads(masks_path.read_text())
+        assert set(masks) == {"a"}
+        covered = {docs[0]["text"][s:e] for s, e in masks["a"]}
+        assert {"John Smith", "12345/06"} <= covered
+        # Nationality and occupation are DEM: masked by mask-all only.
+        assert any("British" in text for text in covered) == (strategy == "mask-all")
+
+    result = _manage("evaluate", "--gold", str(source), "--masks", str(masks_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    metrics = json.loads(result.stdout)
+    assert TAB_KEYS <= set(metrics)
+    assert metrics["ER_all"] == 1.0 and metrics["ER_direct"] == 1.0
