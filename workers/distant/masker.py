@@ -33,8 +33,9 @@ from sklearn.metrics import precision_recall_fscore_support
 from workers.distant.algorithm import SelectionFunction
 from workers.distant.gazetteer import Gazetteer
 from workers.distant.index import InvertedIndex
-from workers.distant.labelling import label_documents
+from workers.distant.labelling import label_document
 from workers.distant.registry import Registry
+from workers.distant.variants import expand_all
 from workers.evaluation import semeval_scores, token_scores_by_type
 from workers.evaluation.spans import SpanLike, to_labeled_span
 from workers.training.config import TrainingConfig
@@ -96,20 +97,33 @@ def masks_to_spans(
     masks: Iterable[Sequence[int]],
     span_policy: str | SpanPolicy = "as_labelled",
     label: str = MASK_LABEL,
+    identifier_types: Sequence[str | None] | None = None,
 ) -> list[EntitySpan]:
     """Character masks ``[[start, end], ...]`` of ``text`` as sorted ``MASK`` spans.
 
-    Raises ``ValueError`` for a mask outside the text.
+    ``identifier_types`` (one per mask, e.g. ``DIRECT``/``QUASI``) are carried over to
+    the spans; a span fused from several masks is ``DIRECT`` if any of them is, else
+    the first type found. Raises ``ValueError`` for a mask outside the text.
     """
     policy = span_policies.get(span_policy) if isinstance(span_policy, str) else span_policy
     raw = [(int(m[0]), int(m[1])) for m in masks]
+    if identifier_types is not None and len(identifier_types) != len(raw):
+        raise ValueError("need one identifier type per mask")
     for start, end in raw:
         if not 0 <= start <= end <= len(text):
             raise ValueError(f"mask {start}..{end} outside a text of {len(text)} characters")
-    return [
-        EntitySpan(start=s, end=e, label=label, text=text[s:e], source=SOURCE)
-        for s, e in policy(text, raw)
-    ]
+    out: list[EntitySpan] = []
+    for s, e in policy(text, raw):
+        kind: str | None = None
+        if identifier_types is not None:
+            inside = [t for (ms, me), t in zip(raw, identifier_types, strict=True) if s <= ms < e]
+            kind = "DIRECT" if "DIRECT" in inside else next((t for t in inside if t), None)
+        out.append(
+            EntitySpan(
+                start=s, end=e, label=label, text=text[s:e], source=SOURCE, identifier_type=kind
+            )
+        )
+    return out
 
 
 def _doc_id(doc: Mapping[str, Any], position: int) -> str:
@@ -127,28 +141,36 @@ def distant_examples(
     seed: int | None = 0,
     known_facts: Iterable[str] = (),
     span_policy: str | SpanPolicy = "as_labelled",
-) -> tuple[list[Example], dict[str, list[list[int]]]]:
+) -> tuple[list[Example], dict[str, list[EntitySpan]]]:
     """Label ``docs`` (dicts with ``text`` and ``doc_id``) with Algorithm 1.
 
     Returns the training examples ``(text, [MASK spans])`` in document order and the
-    same spans as gold masks ``{doc_id: [[start, end], ...]}`` (after ``span_policy``),
-    ready for :func:`evaluate_masker`. Document ids must be unique.
+    same spans as gold masks ``{doc_id: [span, ...]}`` (after ``span_policy``), ready
+    for :func:`evaluate_masker`. Each span's ``identifier_type`` is ``DIRECT`` when its
+    term alone singles out one person, else ``QUASI`` (seed 000 Table 4 breaks recall
+    down by these). ``known_facts`` are raw attribute values the adversary knows for
+    every document. Document ids must be unique.
     """
-    doc_list = [dict(d) for d in docs]
-    ids = [_doc_id(d, i) for i, d in enumerate(doc_list, 1)]
-    if len(set(ids)) != len(ids):
-        raise ValueError("document ids must be unique")
-    for d, doc_id in zip(doc_list, ids, strict=True):
-        d["doc_id"] = doc_id
-    raw, _explain = label_documents(
-        doc_list, index, gazetteer, k, max_arity, selection, seed, known_facts
-    )
+    known = expand_all(known_facts) if known_facts else set()
     examples: list[Example] = []
-    gold: dict[str, list[list[int]]] = {}
-    for d in doc_list:
-        spans = masks_to_spans(d["text"], raw.get(d["doc_id"], []), span_policy)
-        examples.append((d["text"], spans))
-        gold[d["doc_id"]] = [[s.start, s.end] for s in spans]
+    gold: dict[str, list[EntitySpan]] = {}
+    for i, doc in enumerate(docs, 1):
+        doc_id = _doc_id(doc, i)
+        if doc_id in gold:
+            raise ValueError(f"duplicate document id {doc_id!r}")
+        text = doc["text"]
+        labels = label_document(
+            text, index, gazetteer, k, max_arity, selection, seed, known, doc_id
+        )
+        typed = labels.entity_spans(text, label=MASK_LABEL)
+        spans = masks_to_spans(
+            text,
+            [(s.start, s.end) for s in typed],
+            span_policy,
+            identifier_types=[s.identifier_type for s in typed],
+        )
+        examples.append((text, spans))
+        gold[doc_id] = spans
     return examples, gold
 
 
@@ -198,8 +220,8 @@ class MaskerTrainingResult:
     """Outcome of :func:`train_masker`: the training run and the distant labels it used."""
 
     training: TrainingResult
-    train_gold: dict[str, list[list[int]]]
-    dev_gold: dict[str, list[list[int]]]
+    train_gold: dict[str, list[EntitySpan]]
+    dev_gold: dict[str, list[EntitySpan]]
     train_stats: LabelStats
     dev_stats: LabelStats
 
@@ -287,6 +309,9 @@ class MaskerEvaluation:
     ``token`` scores ``\\w+`` tokens as masked or not (a token is masked when a span
     overlaps it); ``char`` scores non-whitespace characters. ``counts`` holds the
     SemEval counts per scheme; ``predictions`` the predicted masks per document.
+    ``recall_by_identifier_type`` (seed 000 Table 4) maps each identifier type found on
+    the gold spans (``DIRECT``, ``QUASI``) to its exact and partial entity recall and
+    its number of gold spans.
     """
 
     exact: Prf
@@ -298,6 +323,7 @@ class MaskerEvaluation:
     predicted_spans: int
     counts: dict[str, dict[str, float | int]] = field(default_factory=dict)
     predictions: dict[str, list[list[int]]] = field(default_factory=dict)
+    recall_by_identifier_type: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready scores (without the predictions)."""
@@ -309,6 +335,7 @@ class MaskerEvaluation:
             "documents": self.documents,
             "gold_spans": self.gold_spans,
             "predicted_spans": self.predicted_spans,
+            "recall_by_identifier_type": self.recall_by_identifier_type,
         }
 
 
@@ -317,6 +344,39 @@ def _intervals(spans: Sequence[SpanLike]) -> list[list[int]]:
     for s in spans:
         ls = to_labeled_span(s)
         out.append([ls.start, ls.end])
+    return out
+
+
+def _identifier_type(span: SpanLike) -> str | None:
+    if isinstance(span, EntitySpan):
+        return span.identifier_type
+    if isinstance(span, Mapping):
+        value = span.get("identifier_type")
+        return str(value) if value is not None else None
+    return None
+
+
+def _recall_by_type(
+    gold_masks: Mapping[str, Sequence[SpanLike]],
+    pred: Mapping[str, list[list[int]]],
+    docs: Iterable[str],
+) -> dict[str, dict[str, float]]:
+    by_type: dict[str, dict[str, list[list[int]]]] = {}
+    for doc_id in docs:
+        for span in gold_masks.get(doc_id, []):
+            kind = _identifier_type(span)
+            if kind is not None:
+                ls = to_labeled_span(span)
+                by_type.setdefault(kind, {}).setdefault(doc_id, []).append([ls.start, ls.end])
+    out: dict[str, dict[str, float]] = {}
+    for kind, gold in sorted(by_type.items()):
+        # Only the recall is meaningful: predictions of other types' spans are not errors.
+        sem = semeval_scores(gold, {d: pred.get(d, []) for d in gold}, use_labels=False)
+        out[kind] = {
+            "exact": sem.recall("exact"),
+            "partial": sem.recall("partial"),
+            "support": float(sum(len(v) for v in gold.values())),
+        }
     return out
 
 
@@ -354,7 +414,8 @@ def score_masks(
     """Score predicted masks against gold masks for the documents of ``texts``.
 
     ``texts`` is ``{doc_id: text}``; masks are ``{doc_id: spans}`` with spans as
-    ``[start, end]`` pairs, dicts or :class:`EntitySpan` (labels are ignored). A
+    ``[start, end]`` pairs, dicts or :class:`EntitySpan` (labels are ignored; gold
+    identifier types, when given, feed ``recall_by_identifier_type``). A
     document missing from a mask mapping has no masks there; masks of documents not
     in ``texts`` raise ``ValueError``.
     """
@@ -375,6 +436,7 @@ def score_masks(
         predicted_spans=sum(len(v) for v in pred.values()),
         counts=sem.to_dict(),
         predictions=pred,
+        recall_by_identifier_type=_recall_by_type(gold_masks, pred, texts),
     )
 
 
@@ -387,8 +449,8 @@ def evaluate_masker(
     """Run ``tagger`` on ``docs`` (dicts with ``doc_id`` and ``text``) and score its masks.
 
     Every predicted span counts as a mask, whatever its label. ``gold_masks`` is
-    ``{doc_id: [[start, end], ...]}`` (e.g. from :func:`distant_examples`, with the
-    span policy the tagger was trained with). See :func:`score_masks` for the scores.
+    ``{doc_id: spans}`` (e.g. from :func:`distant_examples`, with the span policy the
+    tagger was trained with). See :func:`score_masks` for the scores.
     """
     doc_list = list(docs)
     texts: dict[str, str] = {}

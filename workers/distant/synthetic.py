@@ -88,6 +88,23 @@ def _names(provider: Any, attr: str) -> list[str]:
     return list(val.keys()) if isinstance(val, dict) else list(val)
 
 
+def _cities(fake: Any, n: int) -> list[str]:
+    """``n`` draws of city names, sorted and de-duplicated.
+
+    Some Faker locales (it_IT) build their fixed city list from a set, so its order
+    and hence ``fake.city()`` depend on the process's hash seed; drawing from the
+    sorted list keeps the generator deterministic across processes.
+    """
+    fixed = next(
+        (p.cities for p in fake.providers if isinstance(getattr(p, "cities", None), list | tuple)),
+        None,
+    )
+    if fixed:
+        pool = sorted(set(fixed))
+        return sorted({pool[fake.random_int(0, len(pool) - 1)] for _ in range(n)})
+    return sorted({fake.city() for _ in range(n)})
+
+
 @dataclass
 class _LocalePool:
     country: str
@@ -133,7 +150,7 @@ class SyntheticPeople:
                     | set(_names(person, "last_names_male"))
                     | set(_names(person, "last_names_female"))
                 )
-            cities = sorted({fake.city() for _ in range(self.cities_per_locale)})
+            cities = _cities(fake, self.cities_per_locale)
             variants = country_variants(country)
             names = [v for v in variants if v[0].isupper()]
             country_name = _preferred_country_name(country, names)

@@ -244,7 +244,7 @@ def country_variants(value: str) -> list[str]:
     ``Greece``, ``Hellenic Republic`` and ``Greek`` all expand to the same set;
     demonyms shared by several countries expand to nothing but themselves.
     """
-    return list(_country_table().get(normalize(value), ()))
+    return sorted(_country_table().get(normalize(value), ()))
 
 
 # --------------------------------------------------------------------------- registry

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,8 +77,10 @@ def test_distant_examples_turn_algorithm_1_masks_into_mask_spans() -> None:
         "Freamunde",
     ]
     assert all(s.label == "MASK" and s.source == "distant" for s in spans)
-    assert gold["a"] == [[s.start, s.end] for s in spans]
-    assert gold["a"][0] == [0, 14]
+    # A term that alone singles out one person is a direct identifier (seed 000 Table 4).
+    assert [s.identifier_type for s in spans] == ["DIRECT", "DIRECT", "QUASI", "DIRECT", "QUASI"]
+    assert gold["a"] == spans
+    assert (spans[0].start, spans[0].end) == (0, 14)
     assert examples[1] == ("Nothing to see here.", [])
     assert gold["b"] == []
 
@@ -129,8 +132,13 @@ def _span(text: str, part: str) -> EntitySpan:
 def test_evaluate_masker_on_hand_made_predictions() -> None:
     text = "Anna Berg lives in Oslo and works at Nordvik AS since 2001."
     empty = "The weather was fine."
-    gold = {"d1": [[s.start, s.end] for s in (_span(text, p) for p in ("Anna Berg", "Oslo"))]}
-    gold["d1"].append([text.index("Nordvik AS"), text.index("Nordvik AS") + 10])
+    kinds = {"Anna Berg": "DIRECT", "Oslo": "QUASI", "Nordvik AS": "QUASI"}
+    gold = {
+        "d1": [
+            dataclasses.replace(_span(text, part), identifier_type=kind)
+            for part, kind in kinds.items()
+        ]
+    }
     # Anna Berg exact (COR), Nordvik inside "Nordvik AS" (PAR), 2001 spurious, Oslo missed.
     tagger = _FixedTagger(
         {text: [_span(text, "Anna Berg"), _span(text, "Nordvik"), _span(text, "2001")]}
@@ -156,6 +164,11 @@ def test_evaluate_masker_on_hand_made_predictions() -> None:
     assert (ev.documents, ev.gold_spans, ev.predicted_spans) == (2, 3, 3)
     assert ev.counts["partial"]["partial"] == 1
     assert ev.predictions["d2"] == []
+    # Table 4: DIRECT Anna Berg found exactly; QUASI Oslo missed, Nordvik AS partial.
+    assert ev.recall_by_identifier_type == {
+        "DIRECT": {"exact": 1.0, "partial": 1.0, "support": 1.0},
+        "QUASI": {"exact": 0.0, "partial": 0.25, "support": 2.0},
+    }
 
 
 def test_score_masks_perfect_and_unknown_documents() -> None:

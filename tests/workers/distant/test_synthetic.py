@@ -62,3 +62,32 @@ def test_fixture_set_matches_generator() -> None:
     assert json.loads(kb[0])["name"] == first["name"]
     total = sum(p.stat().st_size for p in FIXTURES.iterdir())
     assert total < 2 * 2**20
+
+
+def test_generator_does_not_depend_on_the_hash_seed() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, json\n"
+        "from workers.distant.synthetic import SyntheticPeople\n"
+        "sp = SyntheticPeople(seed=3)\n"
+        "recs = list(sp.people(0, 400))\n"
+        "docs = [sp.document(i, r, True) for i, r in recs[:100]]\n"
+        "blob = json.dumps([recs, docs], default=str, sort_keys=True)\n"
+        "print(hashlib.md5(blob.encode()).hexdigest())\n"
+    )
+    repo = Path(__file__).resolve().parents[3]
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=repo,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert len(digests) == 1
