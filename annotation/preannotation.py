@@ -8,6 +8,7 @@ stored span carries the version string of what produced it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,34 @@ def _tagger(path: str) -> Any:
     return load_tagger(path)
 
 
+def type_from_overlap(
+    spans: Sequence[EntitySpan], typed: Sequence[EntitySpan], default: str = "MISC"
+) -> list[EntitySpan]:
+    """Give untyped spans (a masking tagger's MASK, a distant label) the semantic type
+    of the typed span they overlap most, else ``default``; everything else is kept."""
+    out = []
+    for span in spans:
+        best, best_overlap = None, 0
+        for candidate in typed:
+            overlap = min(span.end, candidate.end) - max(span.start, candidate.start)
+            if overlap > best_overlap:
+                best, best_overlap = candidate, overlap
+        label = best.label if best is not None else default
+        out.append(dataclasses.replace(span, label=label))
+    return out
+
+
+def _masker_predict(tagger: Any) -> Callable[[Sequence[str]], list[list[EntitySpan]]]:
+    rules = _rule_based((("spacy_model", settings.SPACY_MODEL),))
+
+    def predict_batch(texts: Sequence[str]) -> list[list[EntitySpan]]:
+        masks = tagger.predict_batch(texts)
+        typed = rules.predict_batch(texts)
+        return [type_from_overlap(m, t) for m, t in zip(masks, typed, strict=True)]
+
+    return predict_batch
+
+
 def active_model_version(*, project: Project | None, kind: str) -> ModelVersion | None:
     """The project's active model of ``kind``, else the active shared one."""
     qs = ModelVersion.objects.filter(kind=kind, is_active=True)
@@ -67,10 +96,16 @@ def recognizer_load(
         model_version = active_model_version(project=project, kind=ModelKind.RECOGNIZER)
     if model_version is not None:
         tagger = _tagger(model_version.artefact_path)
+        # A masking tagger says what to mask, not what it is: types come from the rules.
+        predict = (
+            _masker_predict(tagger)
+            if model_version.kind == ModelKind.MASKER
+            else tagger.predict_batch
+        )
         return LoadedRecognizer(
             name=model_version.name,
             version=tagger.source,
-            predict_batch=tagger.predict_batch,
+            predict_batch=predict,
             model_version=model_version,
             source=SetSource.MODEL,
         )

@@ -102,7 +102,11 @@ def job_params_validate(*, kind: str, params: dict[str, Any], project: Any) -> N
     elif kind in (JobKind.TRAIN_RECOGNIZER, JobKind.TRAIN_MASKER):
         from jobs.training import TRAINING_JOB_KEYS
 
-        unknown = set(params) - set(TRAINING_JOB_KEYS)
+        allowed = set(TRAINING_JOB_KEYS)
+        if kind == JobKind.TRAIN_MASKER:
+            _knowledge_base_in_scope(params.get("knowledge_base_id"), project, shared_ok=True)
+            allowed |= {"knowledge_base_id", "k", "max_arity", "selection", "seed"}
+        unknown = set(params) - allowed
         if unknown:
             raise JobStateError(f"unknown training parameters: {', '.join(sorted(unknown))}")
 

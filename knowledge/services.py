@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Project, SetKind, SetSource
+from annotation.preannotation import recognizer_load, type_from_overlap
 from annotation.services import machine_set_create
 from jobs.models import Job, JobKind
 from jobs.services import job_create
 from knowledge.models import KbFormat, KbStatus, KnowledgeBase
-from workers.types import EntitySpan
 
 ProgressCallback = Callable[[int, int, str], None]
 SELECTIONS = ("greedy", "random")
@@ -122,30 +123,6 @@ def _load_index(index_dir: str, built_at: str) -> tuple[Any, Any]:
     return load_or_build(index_dir=index_dir)
 
 
-def _typed(spans: list[EntitySpan], typed: list[EntitySpan]) -> list[EntitySpan]:
-    """Give each distant span the semantic type of the recognizer span it overlaps most."""
-    out = []
-    for span in spans:
-        best, best_overlap = None, 0
-        for candidate in typed:
-            overlap = min(span.end, candidate.end) - max(span.start, candidate.start)
-            if overlap > best_overlap:
-                best, best_overlap = candidate, overlap
-        label = best.label if best is not None else span.label
-        out.append(
-            EntitySpan(
-                start=span.start,
-                end=span.end,
-                label=label,
-                text=span.text,
-                source=span.source,
-                identifier_type=span.identifier_type,
-                attrs=span.attrs,
-            )
-        )
-    return out
-
-
 def distant_label_project(
     *,
     project: Project,
@@ -173,8 +150,6 @@ def distant_label_project(
     index, gazetteer = _load_index(knowledge_base.index_dir, str(knowledge_base.built_at))
     recognizer = None
     if type_with_recognizer:
-        from annotation.preannotation import recognizer_load
-
         recognizer = recognizer_load(project=None, use_active=False)
     parameters = {
         "knowledge_base_id": knowledge_base.pk,
@@ -212,7 +187,7 @@ def distant_label_project(
         )
         spans = labels.entity_spans(document.text)
         if recognizer is not None and spans:
-            spans = _typed(spans, recognizer.predict_batch([document.text])[0])
+            spans = type_from_overlap(spans, recognizer.predict_batch([document.text])[0])
         machine_set_create(
             document=document,
             source=SetSource.DISTANT,
@@ -257,4 +232,85 @@ def distant_label_start(
         },
         project=project,
         created_by=created_by,
+    )
+
+
+def masker_train(
+    *,
+    project: Project,
+    knowledge_base: KnowledgeBase,
+    params: dict[str, Any],
+    job: Job | None = None,
+    created_by: Any = None,
+    progress: ProgressCallback | None = None,
+) -> Any:
+    """Label the project's documents against ``knowledge_base`` and train a masking tagger.
+
+    Seed 000 §3.3: Algorithm 1's masks become B-MASK/I-MASK/O training data, so the
+    model learns to mask what the adversary's knowledge would expose, also for people
+    outside the knowledge base. ``test`` documents are never used; ``dev`` documents
+    (or every tenth document) drive early stopping. Registers a MASKER ModelVersion.
+    """
+    from django.utils.text import slugify
+
+    from jobs.models import ModelKind
+    from jobs.services import model_version_create
+    from jobs.training import TRAINING_PARAM_KEYS
+    from workers.distant.masker import masker_config, train_masker
+
+    if knowledge_base.status != KbStatus.READY:
+        raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")
+    docs = list(project.documents.exclude(split="test").order_by("position", "id"))
+    has_dev = any(d.split == "dev" for d in docs)
+    train_docs, dev_docs = [], []
+    for i, document in enumerate(docs):
+        record = {"doc_id": document.external_id, "text": document.text}
+        is_dev = document.split == "dev" if has_dev else i % 10 == 9
+        (dev_docs if is_dev else train_docs).append(record)
+    if not train_docs:
+        raise ValueError("the project has no documents to train on")
+    index, gazetteer = _load_index(knowledge_base.index_dir, str(knowledge_base.built_at))
+    overrides = {k: params[k] for k in TRAINING_PARAM_KEYS if params.get(k) is not None}
+    name = params.get("name") or f"masker-{slugify(project.name)[:60] or project.pk}"
+    config = masker_config(name=name, **overrides)
+    k = int(params.get("k") or project.k_anonymity)
+    max_arity = int(params.get("max_arity", 3))
+    selection = params.get("selection", "greedy")
+    output_dir = Path(settings.MODEL_DIR) / f"{name}-{uuid.uuid4().hex[:12]}"
+    result = train_masker(
+        config,
+        train_docs,
+        dev_docs,
+        index,
+        gazetteer,
+        k,
+        max_arity,
+        selection,
+        output_dir,
+        progress,
+        seed=int(params.get("seed", 0)),
+    )
+    training = result.training
+    return model_version_create(
+        kind=ModelKind.MASKER,
+        name=name,
+        version=training.model_version,
+        artefact_path=str(Path(training.output_dir).resolve()),
+        base_model=training.base_model,
+        config={**config.to_dict(), "k": k, "max_arity": max_arity, "selection": selection},
+        training_summary={
+            "knowledge_base_id": knowledge_base.pk,
+            "train_documents": len(train_docs),
+            "dev_documents": len(dev_docs),
+            "train_masks_per_doc": result.train_stats.masks_per_doc,
+            "dev_masks_per_doc": result.dev_stats.masks_per_doc,
+            "epochs_run": training.epochs_run,
+            "steps": training.steps,
+            "duration_seconds": training.duration_seconds,
+        },
+        metrics=training.metrics,
+        project=project,
+        job=job,
+        created_by=created_by,
+        activate=bool(params.get("activate", False)),
     )

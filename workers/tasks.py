@@ -245,3 +245,35 @@ def _distant_label(job: Job, reporter: Reporter) -> dict[str, Any]:
 )
 def distant_label(self: Task, job_id: int) -> None:
     run_job(self, job_id, _distant_label)
+
+
+def _train_masker(job: Job, reporter: Reporter) -> dict[str, Any]:
+    from knowledge.models import KnowledgeBase
+    from knowledge.services import masker_train
+
+    model_version = masker_train(
+        project=_project_of(job),
+        knowledge_base=KnowledgeBase.objects.get(pk=job.params["knowledge_base_id"]),
+        params=job.params,
+        job=job,
+        created_by=job.created_by,
+        progress=reporter,
+    )
+    return {
+        "model_version_id": model_version.pk,
+        "model": model_version.label,
+        "metrics": model_version.metrics,
+        "active": model_version.is_active,
+    }
+
+
+@shared_task(
+    bind=True,
+    name="sanitizer.train_masker",
+    soft_time_limit=12 * 3600,
+    time_limit=12 * 3600 + 600,
+    max_retries=1,
+    acks_late=True,
+)
+def train_masker(self: Task, job_id: int) -> None:
+    run_job(self, job_id, _train_masker)

@@ -6,76 +6,185 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Job',
+            name="Job",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('import', 'Import documents'), ('preannotate', 'Pre-annotate'), ('train_recognizer', 'Train recognizer'), ('kb_import', 'Import knowledge base'), ('distant_label', 'Distant labelling'), ('train_masker', 'Train masking tagger')], max_length=32)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('progress_done', models.PositiveBigIntegerField(default=0)),
-                ('progress_total', models.PositiveBigIntegerField(default=0)),
-                ('log_tail', models.TextField(blank=True)),
-                ('result', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('queue', models.CharField(default='cpu', max_length=16)),
-                ('celery_task_id', models.CharField(blank=True, max_length=255)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='annotation.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("import", "Import documents"),
+                            ("preannotate", "Pre-annotate"),
+                            ("train_recognizer", "Train recognizer"),
+                            ("kb_import", "Import knowledge base"),
+                            ("distant_label", "Distant labelling"),
+                            ("train_masker", "Train masking tagger"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("params", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress_done", models.PositiveBigIntegerField(default=0)),
+                ("progress_total", models.PositiveBigIntegerField(default=0)),
+                ("log_tail", models.TextField(blank=True)),
+                ("result", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("queue", models.CharField(default="cpu", max_length=16)),
+                ("celery_task_id", models.CharField(blank=True, max_length=255)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="jobs",
+                        to="annotation.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='ModelVersion',
+            name="ModelVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('recognizer', 'Entity recognizer'), ('masker', 'Masking tagger'), ('risk_classifier', 'Risk classifier'), ('reidentifier', 'Re-identification model')], max_length=32)),
-                ('name', models.CharField(max_length=200)),
-                ('version', models.CharField(max_length=100)),
-                ('base_model', models.CharField(blank=True, max_length=500)),
-                ('artefact_path', models.CharField(blank=True, max_length=1000)),
-                ('config', models.JSONField(blank=True, default=dict)),
-                ('training_summary', models.JSONField(blank=True, default=dict)),
-                ('metrics', models.JSONField(blank=True, default=dict)),
-                ('is_active', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='jobs.job')),
-                ('project', models.ForeignKey(blank=True, help_text='Empty for models shared by all projects.', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='model_versions', to='annotation.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("recognizer", "Entity recognizer"),
+                            ("masker", "Masking tagger"),
+                            ("risk_classifier", "Risk classifier"),
+                            ("reidentifier", "Re-identification model"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("version", models.CharField(max_length=100)),
+                ("base_model", models.CharField(blank=True, max_length=500)),
+                ("artefact_path", models.CharField(blank=True, max_length=1000)),
+                ("config", models.JSONField(blank=True, default=dict)),
+                ("training_summary", models.JSONField(blank=True, default=dict)),
+                ("metrics", models.JSONField(blank=True, default=dict)),
+                ("is_active", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "job",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="jobs.job",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty for models shared by all projects.",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="model_versions",
+                        to="annotation.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='job',
-            constraint=models.CheckConstraint(condition=models.Q(('progress_total', 0), ('progress_done__lte', models.F('progress_total')), _connector='OR'), name='job_progress_within_total'),
+            model_name="job",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("progress_total", 0),
+                    ("progress_done__lte", models.F("progress_total")),
+                    _connector="OR",
+                ),
+                name="job_progress_within_total",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelversion',
-            constraint=models.UniqueConstraint(fields=('name', 'version'), name='modelversion_unique'),
+            model_name="modelversion",
+            constraint=models.UniqueConstraint(
+                fields=("name", "version"), name="modelversion_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelversion',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_active', True), ('project__isnull', False)), fields=('kind', 'project'), name='modelversion_one_active_per_project'),
+            model_name="modelversion",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_active", True), ("project__isnull", False)),
+                fields=("kind", "project"),
+                name="modelversion_one_active_per_project",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelversion',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_active', True), ('project__isnull', True)), fields=('kind',), name='modelversion_one_active_shared'),
+            model_name="modelversion",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_active", True), ("project__isnull", True)),
+                fields=("kind",),
+                name="modelversion_one_active_shared",
+            ),
         ),
     ]

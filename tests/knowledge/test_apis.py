@@ -253,3 +253,65 @@ def test_upload_index_and_label_through_a_real_worker(celery_worker: CeleryWorke
     assert len(distant) == 1
     detail = annotator.get(f"/api/annotation-sets/{distant[0]['id']}/").json()
     assert [span["attrs"]["combination"] for span in detail["spans"]] == [["freamunde", "lisbon"]]
+
+
+TINY_MASKER = {
+    "max_length": 32,
+    "window_overlap": 8,
+    "batch_size": 4,
+    "epochs": 1,
+    "max_steps": 8,
+    "num_threads": 1,
+    "learning_rate": 5e-4,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.celery_worker
+@pytest.mark.django_db(transaction=True)
+def test_masker_training_job_and_its_suggestions(celery_worker: CeleryWorker, media):
+    from annotation.preannotation import preannotate_documents
+    from jobs.models import ModelKind, ModelVersion
+    from workers.types import SEMANTIC_TYPES
+
+    world = _world()
+    project = world["project"]
+    for i, person in enumerate(PEOPLE * 2):
+        attrs = person["attributes"]
+        DocumentFactory.create(
+            project=project,
+            external_id=f"bio-{i}",
+            text=f"{person['name']} lives in {attrs['residence'][0]}. "
+            f"Born in {attrs['place of birth'][0]}.",
+        )
+    kb = knowledge_base_create(
+        name="five",
+        source_path=_write_kb(media),
+        source_format="jsonl",
+        project=project,
+        background=False,
+    )
+    job = job_create(
+        kind=JobKind.TRAIN_MASKER,
+        params={"knowledge_base_id": kb.pk, "k": 2, "max_arity": 2, **TINY_MASKER},
+        project=project,
+        created_by=world["users"]["admin"],
+    )
+    job, _ = celery_worker.wait_for_job(job.pk, timeout=400)
+    assert job.status == JobStatus.SUCCEEDED, job.error
+    model_version = ModelVersion.objects.get(pk=job.result["model_version_id"])
+    assert model_version.kind == ModelKind.MASKER
+    assert model_version.config["labels"] == ["MASK"] and model_version.config["k"] == 2
+    assert model_version.training_summary["train_documents"] == 9
+    assert Path(model_version.artefact_path, "sanitizer_model.json").exists()
+
+    # Its suggestions are stored with a semantic type and the model's version.
+    result = preannotate_documents(project=project, model_version=model_version)
+    assert result["model_version_id"] == model_version.pk
+    machine = AnnotationSet.objects.filter(model_version=model_version)
+    assert machine.count() == len(PEOPLE) * 2
+    for annotation_set in machine:
+        assert annotation_set.source == SetSource.MODEL
+        assert annotation_set.source_version.endswith(model_version.version)
+        for span in annotation_set.spans.all():
+            assert span.entity_type in SEMANTIC_TYPES
