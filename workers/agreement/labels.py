@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workers.agreement.data import AnnotatedDocument, AnnotatedSpan, BoolArray
-from workers.agreement.registry import Registry
+from workers.registry import Registry
 from workers.types import SEMANTIC_TYPES
 
 IntArray = npt.NDArray[np.int64]

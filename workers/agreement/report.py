@@ -23,8 +23,8 @@ from workers.agreement.coefficients import (
 )
 from workers.agreement.data import AnnotatedDocument, multi_annotated
 from workers.agreement.labels import LEVELS
-from workers.agreement.registry import Registry
 from workers.agreement.span_f1 import MATCHES, SpanF1, pooled_span_f1, span_f1
+from workers.registry import Registry
 
 
 class PairResult(Protocol):

@@ -25,7 +25,7 @@ from typing import Protocol
 
 from pyroaring import BitMap
 
-from workers.distant.registry import Registry
+from workers.registry import Registry
 
 
 class PostingSource(Protocol):

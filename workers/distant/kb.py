@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from workers.distant.registry import Registry
+from workers.registry import Registry
 
 ProgressCallback = Callable[[int, int | None, str], None]
 """``(done, total_or_None, message)``; called every ``progress_every`` records."""

@@ -34,10 +34,10 @@ from workers.distant.algorithm import SelectionFunction
 from workers.distant.gazetteer import Gazetteer
 from workers.distant.index import InvertedIndex
 from workers.distant.labelling import label_document
-from workers.distant.registry import Registry
 from workers.distant.variants import expand_all
 from workers.evaluation import semeval_scores, token_scores_by_type
 from workers.evaluation.spans import SpanLike, to_labeled_span
+from workers.registry import Registry
 from workers.training.config import TrainingConfig
 from workers.training.encoding import mask_labels
 from workers.training.trainer import TrainingResult, train

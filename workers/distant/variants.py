@@ -22,7 +22,7 @@ from pathlib import Path
 import pycountry
 
 from workers.distant.kb import Person
-from workers.distant.registry import Registry
+from workers.registry import Registry
 
 # Length-preserving character folding: typographic quotes and dashes become ASCII
 # so curly and straight apostrophes index identically. Must stay 1 char → 1 char because

@@ -32,8 +32,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from workers.evaluation.registry import Registry
 from workers.evaluation.spans import word_tokens
+from workers.registry import Registry
 
 
 class TokenWeighting(Protocol):

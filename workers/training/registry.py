@@ -1,7 +1,7 @@
 """Name registries for the pluggable parts of the training package.
 
-Built on ``catalogue`` (the registry library behind spaCy's ``@registry``), so later code
-can pick a component from configuration by name::
+Shared :class:`workers.registry.Registry` tables, so later code can pick a component
+from configuration by name::
 
     @label_schemes.register("my_scheme")
     def my_scheme() -> list[str]: ...
@@ -11,13 +11,13 @@ can pick a component from configuration by name::
 
 from __future__ import annotations
 
-import catalogue
+from workers.registry import Registry
 
 #: Functions returning the span label list of a tagger (``"tab"``, ``"mask"``).
-label_schemes = catalogue.create("sanitizer", "training", "label_schemes", entry_points=False)
+label_schemes: Registry = Registry("label scheme")
 
 #: Functions merging per-window logits into per-token logits (``"center"``, ``"mean"``).
-merge_strategies = catalogue.create("sanitizer", "training", "merge_strategies", entry_points=False)
+merge_strategies: Registry = Registry("window merge strategy")
 
 #: Loaders returning an object with ``predict``/``predict_batch`` from a saved model dir.
-taggers = catalogue.create("sanitizer", "training", "taggers", entry_points=False)
+taggers: Registry = Registry("tagger")

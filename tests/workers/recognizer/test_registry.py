@@ -10,7 +10,7 @@ from workers.recognizer import (
     recognizer_component,
     strategy_registry,
 )
-from workers.recognizer.registry import Registry
+from workers.registry import Registry
 from workers.types import EntitySpan
 
 
