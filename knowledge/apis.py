@@ -114,7 +114,7 @@ class KnowledgeBaseUploadApi(BaseApi):
         with path.open("wb") as out:
             for chunk in upload.chunks():
                 out.write(chunk)
-        params = {key: data[key] for key in ("max_df", "language") if key in data}
+        params: dict[str, Any] = {k: data[k] for k in ("max_df", "language") if k in data}
         kb = knowledge_base_create(
             name=data["name"],
             source_path=path,

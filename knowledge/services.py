@@ -262,7 +262,8 @@ def masker_train(
         raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")
     docs = list(project.documents.exclude(split="test").order_by("position", "id"))
     has_dev = any(d.split == "dev" for d in docs)
-    train_docs, dev_docs = [], []
+    train_docs: list[dict[str, str]] = []
+    dev_docs: list[dict[str, str]] = []
     for i, document in enumerate(docs):
         record = {"doc_id": document.external_id, "text": document.text}
         is_dev = document.split == "dev" if has_dev else i % 10 == 9

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import factory
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 
 from annotation.models import (
     AnnotationSet,
@@ -24,7 +25,7 @@ SAMPLE_TEXT = (
 )
 
 
-class UserFactory(factory.django.DjangoModelFactory):
+class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
@@ -34,14 +35,14 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("pass-word-123")
 
 
-class ProjectFactory(factory.django.DjangoModelFactory):
+class ProjectFactory(factory.django.DjangoModelFactory[Project]):
     class Meta:
         model = Project
 
     name = factory.Sequence(lambda n: f"project {n}")
 
 
-class MembershipFactory(factory.django.DjangoModelFactory):
+class MembershipFactory(factory.django.DjangoModelFactory[Membership]):
     class Meta:
         model = Membership
 
@@ -50,7 +51,7 @@ class MembershipFactory(factory.django.DjangoModelFactory):
     role = Role.ANNOTATOR
 
 
-class DocumentFactory(factory.django.DjangoModelFactory):
+class DocumentFactory(factory.django.DjangoModelFactory[Document]):
     class Meta:
         model = Document
 
@@ -60,7 +61,7 @@ class DocumentFactory(factory.django.DjangoModelFactory):
     target_person = "Galip Yalman"
 
 
-class AssignmentFactory(factory.django.DjangoModelFactory):
+class AssignmentFactory(factory.django.DjangoModelFactory[Assignment]):
     class Meta:
         model = Assignment
 
@@ -68,7 +69,7 @@ class AssignmentFactory(factory.django.DjangoModelFactory):
     user = factory.SubFactory(UserFactory)
 
 
-class AnnotationSetFactory(factory.django.DjangoModelFactory):
+class AnnotationSetFactory(factory.django.DjangoModelFactory[AnnotationSet]):
     class Meta:
         model = AnnotationSet
 
@@ -82,7 +83,7 @@ class AnnotationSetFactory(factory.django.DjangoModelFactory):
     )
 
 
-class SpanFactory(factory.django.DjangoModelFactory):
+class SpanFactory(factory.django.DjangoModelFactory[Span]):
     """A span over ``Galip Yalman`` in :data:`SAMPLE_TEXT` unless offsets are given."""
 
     class Meta:
@@ -96,7 +97,7 @@ class SpanFactory(factory.django.DjangoModelFactory):
     identifier_type = "DIRECT"
 
 
-class JobFactory(factory.django.DjangoModelFactory):
+class JobFactory(factory.django.DjangoModelFactory[Job]):
     class Meta:
         model = Job
 
@@ -105,7 +106,7 @@ class JobFactory(factory.django.DjangoModelFactory):
     params = factory.LazyFunction(dict)
 
 
-class ModelVersionFactory(factory.django.DjangoModelFactory):
+class ModelVersionFactory(factory.django.DjangoModelFactory[ModelVersion]):
     class Meta:
         model = ModelVersion
 

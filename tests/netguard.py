@@ -60,6 +60,6 @@ def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
     return _getaddrinfo(host, *args, **kwargs)
 
 
-socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
-socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign, assignment]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign, assignment]
 socket.getaddrinfo = _guarded_getaddrinfo

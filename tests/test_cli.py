@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 TAB_KEYS = {
@@ -36,7 +37,7 @@ def _manage(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_sanitize_then_evaluate(tmp_path: Path) -> None:
-    docs = [
+    docs: list[dict[str, Any]] = [
         {
             "doc_id": "a",
             "text": "The applicant, Mr John Smith, a British engineer born on 5 August 1962, "

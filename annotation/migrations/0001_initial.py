@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,116 +14,315 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['document__position', 'document_id'],
+                "ordering": ["document__position", "document_id"],
             },
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=255)),
-                ('text', models.TextField()),
-                ('meta', models.JSONField(blank=True, default=dict)),
-                ('task', models.TextField(blank=True, help_text="TAB's task line, kept for round trips.")),
-                ('split', models.CharField(choices=[('train', 'Train'), ('dev', 'Dev'), ('test', 'Test'), ('none', 'None')], default='none', max_length=8)),
-                ('target_person', models.CharField(blank=True, max_length=500)),
-                ('status', models.CharField(choices=[('new', 'New'), ('in_progress', 'In progress'), ('annotated', 'Annotated'), ('adjudicated', 'Adjudicated')], default='new', max_length=16)),
-                ('position', models.PositiveIntegerField(default=0, help_text='Order within the import.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("external_id", models.CharField(max_length=255)),
+                ("text", models.TextField()),
+                ("meta", models.JSONField(blank=True, default=dict)),
+                (
+                    "task",
+                    models.TextField(
+                        blank=True, help_text="TAB's task line, kept for round trips."
+                    ),
+                ),
+                (
+                    "split",
+                    models.CharField(
+                        choices=[
+                            ("train", "Train"),
+                            ("dev", "Dev"),
+                            ("test", "Test"),
+                            ("none", "None"),
+                        ],
+                        default="none",
+                        max_length=8,
+                    ),
+                ),
+                ("target_person", models.CharField(blank=True, max_length=500)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("new", "New"),
+                            ("in_progress", "In progress"),
+                            ("annotated", "Annotated"),
+                            ("adjudicated", "Adjudicated"),
+                        ],
+                        default="new",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "position",
+                    models.PositiveIntegerField(default=0, help_text="Order within the import."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['project', 'position', 'id'],
+                "ordering": ["project", "position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('annotator', 'Annotator'), ('reviewer', 'Reviewer'), ('admin', 'Admin')], default='annotator', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("annotator", "Annotator"),
+                            ("reviewer", "Reviewer"),
+                            ("admin", "Admin"),
+                        ],
+                        default="annotator",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Project',
+            name="Project",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('guidelines', models.TextField(blank=True, help_text='Annotation guidelines (Markdown).')),
-                ('k_anonymity', models.PositiveIntegerField(default=5)),
-                ('risk_threshold', models.FloatField(default=0.5, help_text='Spans scoring above this risk are proposed for masking.')),
-                ('privacy_settings', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "guidelines",
+                    models.TextField(blank=True, help_text="Annotation guidelines (Markdown)."),
+                ),
+                ("k_anonymity", models.PositiveIntegerField(default=5)),
+                (
+                    "risk_threshold",
+                    models.FloatField(
+                        default=0.5,
+                        help_text="Spans scoring above this risk are proposed for masking.",
+                    ),
+                ),
+                ("privacy_settings", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Span',
+            name="Span",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('start', models.PositiveIntegerField()),
-                ('end', models.PositiveIntegerField()),
-                ('text', models.TextField(help_text='Must equal document.text[start:end].')),
-                ('entity_type', models.CharField(choices=[('PERSON', 'Person'), ('CODE', 'Code'), ('LOC', 'Loc'), ('ORG', 'Org'), ('DEM', 'Dem'), ('DATETIME', 'Datetime'), ('QUANTITY', 'Quantity'), ('MISC', 'Misc')], max_length=16)),
-                ('identifier_type', models.CharField(choices=[('DIRECT', 'Direct'), ('QUASI', 'Quasi'), ('NO_MASK', 'No Mask')], default='QUASI', max_length=8)),
-                ('confidential_status', models.CharField(choices=[('NOT_CONFIDENTIAL', 'Not Confidential'), ('BELIEF', 'Belief'), ('POLITICS', 'Politics'), ('SEX', 'Sex'), ('ETHNIC', 'Ethnic'), ('HEALTH', 'Health')], default='NOT_CONFIDENTIAL', max_length=20)),
-                ('entity_id', models.CharField(blank=True, help_text='Links co-referent mentions.', max_length=255)),
-                ('mention_id', models.CharField(blank=True, help_text='TAB entity_mention_id.', max_length=255)),
-                ('confidence', models.FloatField(blank=True, null=True)),
-                ('note', models.TextField(blank=True)),
-                ('attrs', models.JSONField(blank=True, default=dict)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("start", models.PositiveIntegerField()),
+                ("end", models.PositiveIntegerField()),
+                ("text", models.TextField(help_text="Must equal document.text[start:end].")),
+                (
+                    "entity_type",
+                    models.CharField(
+                        choices=[
+                            ("PERSON", "Person"),
+                            ("CODE", "Code"),
+                            ("LOC", "Loc"),
+                            ("ORG", "Org"),
+                            ("DEM", "Dem"),
+                            ("DATETIME", "Datetime"),
+                            ("QUANTITY", "Quantity"),
+                            ("MISC", "Misc"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "identifier_type",
+                    models.CharField(
+                        choices=[("DIRECT", "Direct"), ("QUASI", "Quasi"), ("NO_MASK", "No Mask")],
+                        default="QUASI",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "confidential_status",
+                    models.CharField(
+                        choices=[
+                            ("NOT_CONFIDENTIAL", "Not Confidential"),
+                            ("BELIEF", "Belief"),
+                            ("POLITICS", "Politics"),
+                            ("SEX", "Sex"),
+                            ("ETHNIC", "Ethnic"),
+                            ("HEALTH", "Health"),
+                        ],
+                        default="NOT_CONFIDENTIAL",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "entity_id",
+                    models.CharField(
+                        blank=True, help_text="Links co-referent mentions.", max_length=255
+                    ),
+                ),
+                (
+                    "mention_id",
+                    models.CharField(
+                        blank=True, help_text="TAB entity_mention_id.", max_length=255
+                    ),
+                ),
+                ("confidence", models.FloatField(blank=True, null=True)),
+                ("note", models.TextField(blank=True)),
+                ("attrs", models.JSONField(blank=True, default=dict)),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['annotation_set_id', 'start', 'end', 'id'],
+                "ordering": ["annotation_set_id", "start", "end", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SpanEvent',
+            name="SpanEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('span_key', models.BigIntegerField(help_text='The span id, kept after deletion.')),
-                ('action', models.CharField(choices=[('create', 'Create'), ('update', 'Update'), ('delete', 'Delete')], max_length=8)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('before', models.JSONField(blank=True, null=True)),
-                ('after', models.JSONField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("span_key", models.BigIntegerField(help_text="The span id, kept after deletion.")),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[("create", "Create"), ("update", "Update"), ("delete", "Delete")],
+                        max_length=8,
+                    ),
+                ),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                ("before", models.JSONField(blank=True, null=True)),
+                ("after", models.JSONField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AnnotationSet',
+            name="AnnotationSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('human', 'Human annotation'), ('machine', 'Machine run'), ('gold', 'Gold (adjudicated)')], max_length=8)),
-                ('source', models.CharField(choices=[('manual', 'Manual'), ('import', 'Imported'), ('preannotation', 'Pre-annotation'), ('model', 'Trained model'), ('distant', 'Distant labelling'), ('masking', 'Masking solver'), ('adjudication', 'Adjudication')], default='manual', max_length=16)),
-                ('source_name', models.CharField(blank=True, max_length=255)),
-                ('source_version', models.CharField(blank=True, max_length=1000)),
-                ('parameters', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('in_progress', 'In progress'), ('submitted', 'Submitted'), ('reviewed', 'Reviewed')], default='in_progress', max_length=16)),
-                ('quality_checked', models.BooleanField(default=False)),
-                ('published_at', models.DateTimeField(blank=True, help_text='Gold only: when annotators may see it.', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('annotator', models.ForeignKey(blank=True, help_text='The human owner; empty for machine runs.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='annotation_sets', to=settings.AUTH_USER_MODEL)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("human", "Human annotation"),
+                            ("machine", "Machine run"),
+                            ("gold", "Gold (adjudicated)"),
+                        ],
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("manual", "Manual"),
+                            ("import", "Imported"),
+                            ("preannotation", "Pre-annotation"),
+                            ("model", "Trained model"),
+                            ("distant", "Distant labelling"),
+                            ("masking", "Masking solver"),
+                            ("adjudication", "Adjudication"),
+                        ],
+                        default="manual",
+                        max_length=16,
+                    ),
+                ),
+                ("source_name", models.CharField(blank=True, max_length=255)),
+                ("source_version", models.CharField(blank=True, max_length=1000)),
+                ("parameters", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("in_progress", "In progress"),
+                            ("submitted", "Submitted"),
+                            ("reviewed", "Reviewed"),
+                        ],
+                        default="in_progress",
+                        max_length=16,
+                    ),
+                ),
+                ("quality_checked", models.BooleanField(default=False)),
+                (
+                    "published_at",
+                    models.DateTimeField(
+                        blank=True, help_text="Gold only: when annotators may see it.", null=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The human owner; empty for machine runs.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="annotation_sets",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['document_id', 'kind', 'id'],
+                "ordering": ["document_id", "kind", "id"],
             },
         ),
     ]

@@ -6,150 +6,271 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('jobs', '0001_initial'),
+        ("annotation", "0001_initial"),
+        ("jobs", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='annotationset',
-            name='job',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='jobs.job'),
+            model_name="annotationset",
+            name="job",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="jobs.job",
+            ),
         ),
         migrations.AddField(
-            model_name='annotationset',
-            name='model_version',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='jobs.modelversion'),
+            model_name="annotationset",
+            name="model_version",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="jobs.modelversion",
+            ),
         ),
         migrations.AddField(
-            model_name='annotationset',
-            name='reviewed_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="annotationset",
+            name="reviewed_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='created_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="assignment",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to=settings.AUTH_USER_MODEL),
+            model_name="assignment",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="assignments",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='document',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.document'),
+            model_name="assignment",
+            name="document",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="assignments",
+                to="annotation.document",
+            ),
         ),
         migrations.AddField(
-            model_name='annotationset',
-            name='document',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotation_sets', to='annotation.document'),
+            model_name="annotationset",
+            name="document",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="annotation_sets",
+                to="annotation.document",
+            ),
         ),
         migrations.AddField(
-            model_name='membership',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL),
+            model_name="membership",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="memberships",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='project',
-            name='created_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="project",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='project',
-            name='members',
-            field=models.ManyToManyField(related_name='projects', through='annotation.Membership', to=settings.AUTH_USER_MODEL),
+            model_name="project",
+            name="members",
+            field=models.ManyToManyField(
+                related_name="projects",
+                through="annotation.Membership",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='membership',
-            name='project',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='annotation.project'),
+            model_name="membership",
+            name="project",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="memberships",
+                to="annotation.project",
+            ),
         ),
         migrations.AddField(
-            model_name='document',
-            name='project',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='annotation.project'),
+            model_name="document",
+            name="project",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="documents",
+                to="annotation.project",
+            ),
         ),
         migrations.AddField(
-            model_name='span',
-            name='annotation_set',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='spans', to='annotation.annotationset'),
+            model_name="span",
+            name="annotation_set",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="spans",
+                to="annotation.annotationset",
+            ),
         ),
         migrations.AddField(
-            model_name='spanevent',
-            name='annotation_set',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='span_events', to='annotation.annotationset'),
+            model_name="spanevent",
+            name="annotation_set",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="span_events",
+                to="annotation.annotationset",
+            ),
         ),
         migrations.AddField(
-            model_name='spanevent',
-            name='span',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='events', to='annotation.span'),
+            model_name="spanevent",
+            name="span",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="events",
+                to="annotation.span",
+            ),
         ),
         migrations.AddField(
-            model_name='spanevent',
-            name='user',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="spanevent",
+            name="user",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('document', 'user'), name='assignment_unique'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(
+                fields=("document", "user"), name="assignment_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='annotationset',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind', 'human')), fields=('document', 'annotator'), name='annotationset_one_per_annotator'),
+            model_name="annotationset",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind", "human")),
+                fields=("document", "annotator"),
+                name="annotationset_one_per_annotator",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='annotationset',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind', 'gold')), fields=('document',), name='annotationset_one_gold'),
+            model_name="annotationset",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind", "gold")),
+                fields=("document",),
+                name="annotationset_one_gold",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='annotationset',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'human'), _negated=True), ('annotator__isnull', False), _connector='OR'), name='annotationset_human_has_annotator'),
+            model_name="annotationset",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "human"), _negated=True),
+                    ("annotator__isnull", False),
+                    _connector="OR",
+                ),
+                name="annotationset_human_has_annotator",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='annotationset',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'machine'), _negated=True), ('annotator__isnull', True), _connector='OR'), name='annotationset_machine_has_no_annotator'),
+            model_name="annotationset",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "machine"), _negated=True),
+                    ("annotator__isnull", True),
+                    _connector="OR",
+                ),
+                name="annotationset_machine_has_no_annotator",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='project',
-            constraint=models.CheckConstraint(condition=models.Q(('k_anonymity__gte', 1)), name='project_k_at_least_one'),
+            model_name="project",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("k_anonymity__gte", 1)), name="project_k_at_least_one"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='project',
-            constraint=models.CheckConstraint(condition=models.Q(('risk_threshold__gte', 0), ('risk_threshold__lte', 1)), name='project_risk_threshold_unit_interval'),
+            model_name="project",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("risk_threshold__gte", 0), ("risk_threshold__lte", 1)),
+                name="project_risk_threshold_unit_interval",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('project', 'user'), name='membership_unique_user'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(
+                fields=("project", "user"), name="membership_unique_user"
+            ),
         ),
         migrations.AddIndex(
-            model_name='document',
-            index=models.Index(fields=['project', 'status'], name='annotation__project_6436b5_idx'),
+            model_name="document",
+            index=models.Index(fields=["project", "status"], name="annotation__project_6436b5_idx"),
         ),
         migrations.AddConstraint(
-            model_name='document',
-            constraint=models.UniqueConstraint(fields=('project', 'external_id'), name='document_unique_external_id'),
+            model_name="document",
+            constraint=models.UniqueConstraint(
+                fields=("project", "external_id"), name="document_unique_external_id"
+            ),
         ),
         migrations.AddIndex(
-            model_name='span',
-            index=models.Index(fields=['annotation_set', 'start'], name='annotation__annotat_f02188_idx'),
+            model_name="span",
+            index=models.Index(
+                fields=["annotation_set", "start"], name="annotation__annotat_f02188_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='span',
-            constraint=models.CheckConstraint(condition=models.Q(('end__gt', models.F('start'))), name='span_start_before_end'),
+            model_name="span",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("end__gt", models.F("start"))), name="span_start_before_end"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='span',
-            constraint=models.CheckConstraint(condition=models.Q(('confidence__isnull', True), models.Q(('confidence__gte', 0), ('confidence__lte', 1)), _connector='OR'), name='span_confidence_unit_interval'),
+            model_name="span",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("confidence__isnull", True),
+                    models.Q(("confidence__gte", 0), ("confidence__lte", 1)),
+                    _connector="OR",
+                ),
+                name="span_confidence_unit_interval",
+            ),
         ),
         migrations.AddIndex(
-            model_name='spanevent',
-            index=models.Index(fields=['span_key'], name='annotation__span_ke_23d9af_idx'),
+            model_name="spanevent",
+            index=models.Index(fields=["span_key"], name="annotation__span_ke_23d9af_idx"),
         ),
     ]

@@ -39,7 +39,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _set(document, spans, *, kind=SetKind.HUMAN, annotator=None, **extra):
-    annotation_set = AnnotationSetFactory(
+    annotation_set = AnnotationSetFactory.create(
         document=document,
         kind=kind,
         annotator=annotator if kind == SetKind.HUMAN else None,
@@ -47,7 +47,7 @@ def _set(document, spans, *, kind=SetKind.HUMAN, annotator=None, **extra):
         **extra,
     )
     for (start, end), identifier_type, *entity in spans:
-        SpanFactory(
+        SpanFactory.create(
             annotation_set=annotation_set,
             start=start,
             end=end,
@@ -59,12 +59,12 @@ def _set(document, spans, *, kind=SetKind.HUMAN, annotator=None, **extra):
 
 @pytest.fixture
 def document():
-    document = DocumentFactory(text=TEXT, external_id="d1")
-    _set(document, [(W1, "DIRECT"), (W2, "QUASI")], annotator=UserFactory(username="alice"))
+    document = DocumentFactory.create(text=TEXT, external_id="d1")
+    _set(document, [(W1, "DIRECT"), (W2, "QUASI")], annotator=UserFactory.create(username="alice"))
     _set(
         document,
         [(W1, "DIRECT"), (W2, "NO_MASK"), (W3, "QUASI")],
-        annotator=UserFactory(username="bob"),
+        annotator=UserFactory.create(username="bob"),
     )
     return document
 
@@ -113,9 +113,9 @@ def test_document_agreement_matches_hand_computed_values(document):
 
 
 def test_exact_and_overlap_f1_differ_on_partial_matches():
-    document = DocumentFactory(text=TEXT)
-    _set(document, [((0, 9), "QUASI")], annotator=UserFactory(username="carol"))
-    _set(document, [(W1, "QUASI")], annotator=UserFactory(username="dave"))
+    document = DocumentFactory.create(text=TEXT)
+    _set(document, [((0, 9), "QUASI")], annotator=UserFactory.create(username="carol"))
+    _set(document, [(W1, "QUASI")], annotator=UserFactory.create(username="dave"))
     c = document_agreement(document=document)["coefficients"]
     assert c["f1_exact"] == 0.0
     assert c["f1_overlap"] == 1.0
@@ -141,7 +141,7 @@ def test_machine_against_gold(document):
 
 
 def test_project_agreement_pools_documents(document):
-    other = DocumentFactory(project=document.project, text=TEXT, external_id="d2")
+    other = DocumentFactory.create(project=document.project, text=TEXT, external_id="d2")
     alice = document.annotation_sets.get(annotator__username="alice").annotator
     bob = document.annotation_sets.get(annotator__username="bob").annotator
     # Identical sets on the second document: 4 more exact matches out of 2 + 2 spans.
@@ -158,8 +158,8 @@ def test_project_agreement_pools_documents(document):
 
 
 def test_single_annotator_gives_no_coefficients():
-    document = DocumentFactory(text=TEXT)
-    _set(document, [(W1, "DIRECT")], annotator=UserFactory(username="solo"))
+    document = DocumentFactory.create(text=TEXT)
+    _set(document, [(W1, "DIRECT")], annotator=UserFactory.create(username="solo"))
     summary = project_agreement(project=document.project)
     assert summary["coefficients"] is None
     assert summary["pairs"] == []
@@ -173,7 +173,7 @@ def test_disagreements_are_the_differing_units(document):
 
 
 def test_no_disagreement_when_sets_are_equal():
-    document = DocumentFactory(text=TEXT, project=ProjectFactory())
+    document = DocumentFactory.create(text=TEXT, project=ProjectFactory.create())
     for name in ("e1", "e2"):
-        _set(document, [(W1, "DIRECT"), (W3, "QUASI")], annotator=UserFactory(username=name))
+        _set(document, [(W1, "DIRECT"), (W3, "QUASI")], annotator=UserFactory.create(username=name))
     assert document_disagreements(document=document) == []

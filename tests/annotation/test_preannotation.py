@@ -25,8 +25,8 @@ TEXTS = [
 
 @pytest.mark.django_db
 def test_preannotation_stores_typed_spans_with_the_recognizer_version():
-    project = ProjectFactory()
-    docs = [DocumentFactory(project=project, text=text) for text in TEXTS]
+    project = ProjectFactory.create()
+    docs = [DocumentFactory.create(project=project, text=text) for text in TEXTS]
     result = preannotate_documents(project=project)
     version = recognizer_load(project=project).version
     assert result["documents"] == 2 and result["skipped"] == 0
@@ -47,8 +47,8 @@ def test_preannotation_stores_typed_spans_with_the_recognizer_version():
 
 @pytest.mark.django_db
 def test_preannotation_is_idempotent():
-    project = ProjectFactory()
-    DocumentFactory(project=project, text=TEXTS[0])
+    project = ProjectFactory.create()
+    DocumentFactory.create(project=project, text=TEXTS[0])
     first = preannotate_documents(project=project)
     again = preannotate_documents(project=project)
     assert first["documents"] == 1
@@ -61,10 +61,10 @@ def test_preannotation_is_idempotent():
 
 @pytest.mark.django_db
 def test_preannotation_skips_documents_this_job_already_did():
-    project = ProjectFactory()
-    DocumentFactory(project=project, text=TEXTS[0])
-    DocumentFactory(project=project, text=TEXTS[1])
-    job = JobFactory(project=project, kind=JobKind.PREANNOTATE)
+    project = ProjectFactory.create()
+    DocumentFactory.create(project=project, text=TEXTS[0])
+    DocumentFactory.create(project=project, text=TEXTS[1])
+    job = JobFactory.create(project=project, kind=JobKind.PREANNOTATE)
     preannotate_documents(project=project, job=job, skip_existing=False)
     # A redelivered task of the same job must not add a second set per document.
     again = preannotate_documents(project=project, job=job, skip_existing=False)
@@ -75,10 +75,10 @@ def test_preannotation_skips_documents_this_job_already_did():
 @pytest.mark.celery_worker
 @pytest.mark.django_db(transaction=True)
 def test_preannotation_job_runs_in_a_real_worker(celery_worker: CeleryWorker):
-    project = ProjectFactory()
-    user = UserFactory()
+    project = ProjectFactory.create()
+    user = UserFactory.create()
     for text in TEXTS * 3:
-        DocumentFactory(project=project, text=text)
+        DocumentFactory.create(project=project, text=text)
     job = job_create(
         kind=JobKind.PREANNOTATE, params={"batch_size": 2}, project=project, created_by=user
     )
@@ -104,8 +104,8 @@ def test_preannotate_command_inline_and_background(django_capture_on_commit_call
 
     from jobs.models import Job
 
-    project = ProjectFactory(name="cmd project")
-    DocumentFactory(project=project, text=TEXTS[1])
+    project = ProjectFactory.create(name="cmd project")
+    DocumentFactory.create(project=project, text=TEXTS[1])
     out = StringIO()
     call_command("preannotate", "--project", "cmd project", stdout=out)
     assert "pre-annotated 1 documents (0 skipped)" in out.getvalue()

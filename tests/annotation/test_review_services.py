@@ -21,18 +21,18 @@ TEXT = "aaaa bbbb cccc dddd"
 
 @pytest.fixture
 def document():
-    return DocumentFactory(text=TEXT)
+    return DocumentFactory.create(text=TEXT)
 
 
 def _set(document, spans, *, annotator=None, kind=SetKind.HUMAN, status=SetStatus.SUBMITTED):
-    annotation_set = AnnotationSetFactory(
+    annotation_set = AnnotationSetFactory.create(
         document=document,
         kind=kind,
-        annotator=annotator or (UserFactory() if kind == SetKind.HUMAN else None),
+        annotator=annotator or (UserFactory.create() if kind == SetKind.HUMAN else None),
         status=status,
     )
     return annotation_set, [
-        SpanFactory(annotation_set=annotation_set, start=s, end=e, identifier_type=i)
+        SpanFactory.create(annotation_set=annotation_set, start=s, end=e, identifier_type=i)
         for s, e, i in spans
     ]
 
@@ -43,7 +43,7 @@ def _gold_rows(document):
 
 
 def test_adopt_copies_a_version_and_replaces_overlapping_gold(document):
-    reviewer = UserFactory()
+    reviewer = UserFactory.create()
     _, (a1,) = _set(document, [(5, 9, "QUASI")])
     _, (b1,) = _set(document, [(5, 14, "NO_MASK")])
     gold_adopt_spans(document=document, spans=[a1], user=reviewer)
@@ -64,7 +64,7 @@ def test_adopt_copies_a_version_and_replaces_overlapping_gold(document):
 
 
 def test_adopt_nothing_clears_the_region(document):
-    reviewer = UserFactory()
+    reviewer = UserFactory.create()
     _, (a1,) = _set(document, [(0, 4, "DIRECT")])
     gold_adopt_spans(document=document, spans=[a1], user=reviewer)
     gold_adopt_spans(document=document, spans=[], user=reviewer, start=0, end=4)
@@ -72,13 +72,13 @@ def test_adopt_nothing_clears_the_region(document):
 
 
 def test_adopt_refuses_spans_of_another_document(document):
-    _, (foreign,) = _set(DocumentFactory(text=TEXT), [(0, 4, "DIRECT")])
+    _, (foreign,) = _set(DocumentFactory.create(text=TEXT), [(0, 4, "DIRECT")])
     with pytest.raises(DomainError):
-        gold_adopt_spans(document=document, spans=[foreign], user=UserFactory())
+        gold_adopt_spans(document=document, spans=[foreign], user=UserFactory.create())
 
 
 def test_complete_unanimous_copies_and_publishes(document):
-    reviewer = UserFactory()
+    reviewer = UserFactory.create()
     spans = [(0, 4, "DIRECT"), (10, 14, "QUASI")]
     first, _ = _set(document, spans)
     _second, _ = _set(document, spans)
@@ -95,7 +95,7 @@ def test_complete_refuses_when_annotators_disagree(document):
     _set(document, [(0, 4, "DIRECT")])
     _set(document, [(0, 4, "QUASI")])
     with pytest.raises(DomainError, match="disagree on 1 region"):
-        gold_complete_unanimous(document=document, user=UserFactory())
+        gold_complete_unanimous(document=document, user=UserFactory.create())
     assert not document.annotation_sets.filter(kind=SetKind.GOLD).exists()
 
 
@@ -103,7 +103,7 @@ def test_complete_refuses_unsubmitted_sets(document):
     _set(document, [(0, 4, "DIRECT")])
     _set(document, [(0, 4, "DIRECT")], status=SetStatus.IN_PROGRESS)
     with pytest.raises(DomainError, match="not submitted"):
-        gold_complete_unanimous(document=document, user=UserFactory())
+        gold_complete_unanimous(document=document, user=UserFactory.create())
 
 
 def test_rejections_are_kept_in_the_annotators_set(document):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -49,6 +51,12 @@ YEAR = SAMPLE_TEXT.index("1945")
 ANKARA = SAMPLE_TEXT.index("Ankara")
 
 
+def snapshot(value: Any) -> dict[str, Any]:
+    """An audit-trail snapshot, which must be present."""
+    assert isinstance(value, dict)
+    return value
+
+
 def snapshot_fields(span: Span) -> tuple[object, ...]:
     span.refresh_from_db()
     return (span.start, span.end, span.text, span.entity_type, span.identifier_type, span.version)
@@ -79,9 +87,9 @@ def test_span_create_stores_the_text_and_logs_an_event():
     assert event.span == span
     assert event.span_key == span.pk
     assert event.before is None
-    assert event.after["text"] == "1945"
-    assert event.after["note"] == "birth year"
-    assert event.after["version"] == 1
+    assert snapshot(event.after)["text"] == "1945"
+    assert snapshot(event.after)["note"] == "birth year"
+    assert snapshot(event.after)["version"] == 1
 
 
 @pytest.mark.parametrize(
@@ -125,12 +133,12 @@ def test_span_update_logs_before_and_after_and_bumps_the_version():
     event = SpanEvent.objects.get()
     assert event.action == SpanAction.UPDATE
     assert event.user == user
-    assert event.before["text"] == "Galip Yalman"
-    assert event.before["entity_type"] == "PERSON"
-    assert event.before["version"] == 1
-    assert event.after["text"] == "1945"
-    assert event.after["entity_type"] == "DATETIME"
-    assert event.after["version"] == 2
+    assert snapshot(event.before)["text"] == "Galip Yalman"
+    assert snapshot(event.before)["entity_type"] == "PERSON"
+    assert snapshot(event.before)["version"] == 1
+    assert snapshot(event.after)["text"] == "1945"
+    assert snapshot(event.after)["entity_type"] == "DATETIME"
+    assert snapshot(event.after)["version"] == 2
 
 
 def test_span_update_with_a_stale_version_changes_nothing():
@@ -176,7 +184,7 @@ def test_span_delete_logs_the_last_state_and_keeps_the_event():
     assert event.action == SpanAction.DELETE
     assert event.span is None
     assert event.span_key == key
-    assert event.before["text"] == "Galip Yalman"
+    assert snapshot(event.before)["text"] == "Galip Yalman"
     assert event.after is None
 
 
@@ -197,8 +205,8 @@ def test_full_history_of_a_span_is_kept_in_order():
     span_delete(span=span, user=None)
     events = list(SpanEvent.objects.filter(span_key=span.pk))
     assert [e.action for e in events] == ["create", "update", "delete"]
-    assert events[1].before["identifier_type"] == "QUASI"
-    assert events[1].after["identifier_type"] == "DIRECT"
+    assert snapshot(events[1].before)["identifier_type"] == "QUASI"
+    assert snapshot(events[1].after)["identifier_type"] == "DIRECT"
 
 
 def test_decision_for_an_entity_applies_to_all_its_mentions():
@@ -229,7 +237,7 @@ def test_decision_for_an_entity_applies_to_all_its_mentions():
     assert other.identifier_type == "QUASI"
     event = SpanEvent.objects.get()
     assert event.span_key == a.pk
-    assert (event.before["version"], event.after["version"]) == (1, 2)
+    assert (snapshot(event.before)["version"], snapshot(event.after)["version"]) == (1, 2)
 
 
 # --- machine runs ---------------------------------------------------------------------

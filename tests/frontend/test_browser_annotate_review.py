@@ -27,19 +27,19 @@ DATE = (SAMPLE_TEXT.index("12 March 1997"), SAMPLE_TEXT.index("12 March 1997") +
 
 
 def _member(project, username, role):
-    user = UserFactory(username=username)
-    MembershipFactory(project=project, user=user, role=role)
+    user = UserFactory.create(username=username)
+    MembershipFactory.create(project=project, user=user, role=role)
     return user
 
 
 def test_annotator_accepts_creates_and_decides(live_server, page):
-    document = DocumentFactory(text=SAMPLE_TEXT, external_id="case-1")
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="case-1")
     alice = _member(document.project, "alice", Role.ANNOTATOR)
-    AssignmentFactory(document=document, user=alice)
-    machine = AnnotationSetFactory(
+    AssignmentFactory.create(document=document, user=alice)
+    machine = AnnotationSetFactory.create(
         document=document, kind=SetKind.MACHINE, annotator=None, source_name="distant-kb"
     )
-    suggestion = SpanFactory(
+    suggestion = SpanFactory.create(
         annotation_set=machine,
         start=NAME[0],
         end=NAME[1],
@@ -48,7 +48,7 @@ def test_annotator_accepts_creates_and_decides(live_server, page):
         confidence=0.9,
         attrs={"term": "galip yalman", "combination": ["galip yalman"], "count": 1},
     )
-    SpanFactory(
+    SpanFactory.create(
         annotation_set=machine,
         start=ANKARA[0],
         end=ANKARA[1],
@@ -108,16 +108,16 @@ def test_annotator_accepts_creates_and_decides(live_server, page):
 
 
 def test_reviewer_adjudicates_a_disagreement(live_server, page):
-    document = DocumentFactory(text=SAMPLE_TEXT, external_id="case-2")
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="case-2")
     reviewer = _member(document.project, "rita", Role.REVIEWER)
     sets = {}
     for name, decision in (("alice", "QUASI"), ("bob", "NO_MASK")):
         user = _member(document.project, name, Role.ANNOTATOR)
-        sets[name] = AnnotationSetFactory(
+        sets[name] = AnnotationSetFactory.create(
             document=document, annotator=user, status=SetStatus.SUBMITTED
         )
-        SpanFactory(annotation_set=sets[name], start=NAME[0], end=NAME[1])  # both DIRECT
-        SpanFactory(
+        SpanFactory.create(annotation_set=sets[name], start=NAME[0], end=NAME[1])  # both DIRECT
+        SpanFactory.create(
             annotation_set=sets[name],
             start=ANKARA[0],
             end=ANKARA[1],
@@ -160,13 +160,17 @@ def test_reviewer_adjudicates_a_disagreement(live_server, page):
 
 
 def test_reviewer_agreement_page_and_admin_import_errors(live_server, page):
-    document = DocumentFactory(text=SAMPLE_TEXT, external_id="case-3")
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="case-3")
     admin = _member(document.project, "adele", Role.ADMIN)
     for name, decision in (("alice", "QUASI"), ("bob", "NO_MASK")):
         user = _member(document.project, name, Role.ANNOTATOR)
-        own = AnnotationSetFactory(document=document, annotator=user, status=SetStatus.SUBMITTED)
-        SpanFactory(annotation_set=own, start=NAME[0], end=NAME[1])
-        SpanFactory(annotation_set=own, start=ANKARA[0], end=ANKARA[1], identifier_type=decision)
+        own = AnnotationSetFactory.create(
+            document=document, annotator=user, status=SetStatus.SUBMITTED
+        )
+        SpanFactory.create(annotation_set=own, start=NAME[0], end=NAME[1])
+        SpanFactory.create(
+            annotation_set=own, start=ANKARA[0], end=ANKARA[1], identifier_type=decision
+        )
     login(page, live_server.url, admin.username)
     page.goto(f"{live_server.url}/projects/{document.project_id}/agreement/")
     wait_ready(page)

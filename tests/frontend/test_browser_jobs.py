@@ -22,9 +22,9 @@ pytestmark = [
 
 
 def test_admin_starts_preannotation_and_watches_it_finish(live_server, page, celery_worker):
-    document = DocumentFactory(text=SAMPLE_TEXT, external_id="case-job")
-    admin = UserFactory(username="adele")
-    MembershipFactory(project=document.project, user=admin, role=Role.ADMIN)
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="case-job")
+    admin = UserFactory.create(username="adele")
+    MembershipFactory.create(project=document.project, user=admin, role=Role.ADMIN)
 
     login(page, live_server.url, admin.username)
     page.goto(f"{live_server.url}/projects/{document.project_id}/admin/")

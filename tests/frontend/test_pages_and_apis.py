@@ -22,25 +22,25 @@ TEXT = "aaaa bbbb cccc dddd"
 
 @pytest.fixture
 def world():
-    document = DocumentFactory(text=TEXT)
+    document = DocumentFactory.create(text=TEXT)
     project = document.project
     users = {}
     for name, role in [("ann", Role.ANNOTATOR), ("ann2", Role.ANNOTATOR), ("rev", Role.REVIEWER)]:
-        users[name] = UserFactory(username=name)
-        MembershipFactory(project=project, user=users[name], role=role)
-    users["outsider"] = UserFactory(username="outsider")
-    AssignmentFactory(document=document, user=users["ann"])
-    AssignmentFactory(document=document, user=users["ann2"])
+        users[name] = UserFactory.create(username=name)
+        MembershipFactory.create(project=project, user=users[name], role=role)
+    users["outsider"] = UserFactory.create(username="outsider")
+    AssignmentFactory.create(document=document, user=users["ann"])
+    AssignmentFactory.create(document=document, user=users["ann2"])
     sets = {}
     for name, identifier in [("ann", "DIRECT"), ("ann2", "QUASI")]:
-        sets[name] = AnnotationSetFactory(
+        sets[name] = AnnotationSetFactory.create(
             document=document, annotator=users[name], status=SetStatus.SUBMITTED
         )
-        SpanFactory(annotation_set=sets[name], start=0, end=4, identifier_type=identifier)
-    sets["machine"] = AnnotationSetFactory(
+        SpanFactory.create(annotation_set=sets[name], start=0, end=4, identifier_type=identifier)
+    sets["machine"] = AnnotationSetFactory.create(
         document=document, kind=SetKind.MACHINE, annotator=None, source_name="distant-kb"
     )
-    SpanFactory(
+    SpanFactory.create(
         annotation_set=sets["machine"],
         start=10,
         end=14,

@@ -32,15 +32,17 @@ TINY = {
 def _annotated_document(project, i: int, split: str = Split.TRAIN):
     name = NAMES[i % len(NAMES)]
     text = f"The applicant {name} lodged application no. {1000 + i}/0{i % 10} in 2001."
-    document = DocumentFactory(project=project, text=text, split=split, external_id=f"t{i}")
-    annotation_set = AnnotationSetFactory(document=document, kind=SetKind.HUMAN, status="submitted")
+    document = DocumentFactory.create(project=project, text=text, split=split, external_id=f"t{i}")
+    annotation_set = AnnotationSetFactory.create(
+        document=document, kind=SetKind.HUMAN, status="submitted"
+    )
     start = text.index(name)
-    SpanFactory(
+    SpanFactory.create(
         annotation_set=annotation_set, start=start, end=start + len(name), entity_type="PERSON"
     )
     code = f"{1000 + i}/0{i % 10}"
     start = text.index(code)
-    SpanFactory(
+    SpanFactory.create(
         annotation_set=annotation_set, start=start, end=start + len(code), entity_type="CODE"
     )
     return document
@@ -48,12 +50,12 @@ def _annotated_document(project, i: int, split: str = Split.TRAIN):
 
 @pytest.mark.django_db
 def test_training_data_prefers_gold_and_never_uses_test_documents():
-    project = ProjectFactory()
+    project = ProjectFactory.create()
     train_doc = _annotated_document(project, 0)
-    gold = AnnotationSetFactory(
+    gold = AnnotationSetFactory.create(
         document=train_doc, kind=SetKind.GOLD, annotator=None, source="adjudication"
     )
-    SpanFactory(annotation_set=gold, start=14, end=23, entity_type="ORG")
+    SpanFactory.create(annotation_set=gold, start=14, end=23, entity_type="ORG")
     _annotated_document(project, 1, split=Split.DEV)
     _annotated_document(project, 2, split=Split.TEST)
     data = training_data_collect(project=project, sources=["gold", "human"])
@@ -66,7 +68,7 @@ def test_training_data_prefers_gold_and_never_uses_test_documents():
 @pytest.mark.django_db
 def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings, tmp_path):
     settings.MODEL_DIR = tmp_path / "models"
-    project = ProjectFactory()
+    project = ProjectFactory.create()
     for i in range(8):
         _annotated_document(project, i, split=Split.DEV if i == 7 else Split.TRAIN)
     model_version = recognizer_train(
@@ -109,7 +111,7 @@ def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings
         }
 
     # The active model now pre-annotates, and its spans name that model version.
-    fresh = DocumentFactory(
+    fresh = DocumentFactory.create(
         project=project, text="The applicant Eva Dahl lodged application no. 77/01."
     )
     preannotate_documents(project=project, document_ids=[fresh.pk])

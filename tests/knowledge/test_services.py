@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from knowledge.services import distant_label_project, knowledge_base_create
 from tests.factories import DocumentFactory, ProjectFactory
 
 # Five people; "lisbon" is shared by three, "freamunde" by two, only P1 has both.
-PEOPLE = [
+PEOPLE: list[dict[str, Any]] = [
     {
         "id": "P1",
         "name": "Ana Lima",
@@ -72,8 +73,8 @@ def test_knowledge_base_builds_inline(kb_file: Path, model_dir: Path):
 def test_distant_labelling_masks_rare_combinations_with_explanations(
     kb_file: Path, model_dir: Path
 ):
-    project = ProjectFactory(k_anonymity=2)
-    document = DocumentFactory(
+    project = ProjectFactory.create(k_anonymity=2)
+    document = DocumentFactory.create(
         project=project, text="She lives in Lisbon. She was born in Freamunde.", external_id="d1"
     )
     kb = knowledge_base_create(
@@ -100,7 +101,7 @@ def test_distant_labelling_masks_rare_combinations_with_explanations(
 def test_distant_labelling_refuses_a_knowledge_base_that_is_not_ready(
     kb_file: Path, model_dir: Path
 ):
-    project = ProjectFactory()
+    project = ProjectFactory.create()
     kb = knowledge_base_create(
         name="five", source_path=kb_file, source_format="jsonl", background=False
     )
