@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation.models import Project
+from annotation.preannotation import preannotate_documents
 from annotation.services import (
     assignment_create,
     document_import,
@@ -71,6 +72,8 @@ def demo_load(*, fixtures_dir: Path = DEMO_DIR) -> list[DemoLogin]:
                 assignment_create(
                     document=document, user=annotators[(i + j) % len(annotators)], created_by=admin
                 )
+        # Annotators start from machine suggestions, as they would in a real project.
+        preannotate_documents(project=project)
     _demo_biographies(spec, users)
     return logins
 

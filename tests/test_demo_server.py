@@ -124,3 +124,31 @@ def test_demo_anonymous_is_sent_to_login(demo_server):
     base, _ = demo_server
     with urllib.request.urlopen(base + "/") as response:
         assert response.url.startswith(base + "/accounts/login/")
+
+
+@pytest.mark.browser
+def test_demo_shows_distant_labels_with_their_explanations(demo_server):
+    """A demo biography opens with its k-anonymity masks and the reason for each."""
+    from tests.frontend.browser import CHROMIUM, CHROMIUM_ARGS, login, screenshot, wait_ready
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = demo_server
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        login(page, base, "alice", "demo-alice-pass")
+        biography = sorted(ALICE_BIOGRAPHIES)[0]
+        page.click(f"tr:has(td.doc-id:text-is('{biography}')) a.open-annotate")
+        wait_ready(page)
+        segments = page.locator("#doc .seg")
+        assert segments.count() > 0
+        segments.first.hover()
+        tooltip = page.locator("#tooltip")
+        tooltip.wait_for(state="visible")
+        text = tooltip.inner_text()
+        assert "Why:" in text and "→" in text and "person" in text, text
+        screenshot(page, "demo-distant-explanation")
+        browser.close()

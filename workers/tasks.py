@@ -164,6 +164,15 @@ def preannotate(self: Task, job_id: int) -> None:
     run_job(self, job_id, _preannotate)
 
 
+def _model_result(model_version: Any) -> dict[str, Any]:
+    return {
+        "model_version_id": model_version.pk,
+        "model": model_version.label,
+        "metrics": model_version.metrics,
+        "active": model_version.is_active,
+    }
+
+
 def _train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
     from jobs.training import recognizer_train
 
@@ -171,12 +180,7 @@ def _train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
     model_version = recognizer_train(
         project=project, params=job.params, job=job, created_by=job.created_by, progress=reporter
     )
-    return {
-        "model_version_id": model_version.pk,
-        "model": model_version.label,
-        "metrics": model_version.metrics,
-        "active": model_version.is_active,
-    }
+    return _model_result(model_version)
 
 
 @shared_task(
@@ -259,12 +263,7 @@ def _train_masker(job: Job, reporter: Reporter) -> dict[str, Any]:
         created_by=job.created_by,
         progress=reporter,
     )
-    return {
-        "model_version_id": model_version.pk,
-        "model": model_version.label,
-        "metrics": model_version.metrics,
-        "active": model_version.is_active,
-    }
+    return _model_result(model_version)
 
 
 @shared_task(
