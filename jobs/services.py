@@ -235,7 +235,10 @@ def job_fail(*, job_id: int, error: str) -> Job:
         job_id,
         JobStatus.FAILED,
         error=error[-4000:],
-        log_tail=_append_log(job.log_tail, f"failed: {error.splitlines()[0] if error else ''}"),
+        # The last line of a traceback is the exception itself: that is what people read.
+        log_tail=_append_log(
+            job.log_tail, f"failed: {error.strip().splitlines()[-1] if error.strip() else ''}"
+        ),
     )
 
 
