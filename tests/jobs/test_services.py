@@ -183,14 +183,22 @@ def test_success_sets_result_and_completes_progress():
     assert done.log_tail.endswith("done\n")
 
 
-def test_failure_keeps_the_error_and_its_first_line_in_the_log():
+def test_failure_keeps_the_error_and_shows_the_exception_in_the_log():
     job = JobFactory.create()
     job_start(job_id=job.pk)
-    failed = job_fail(job_id=job.pk, error="document 'd1', mention 'm1': bad\nmore detail")
+    failed = job_fail(job_id=job.pk, error="document 'd1', mention 'm1': bad")
     assert failed.status == JobStatus.FAILED
-    assert failed.error.startswith("document 'd1', mention 'm1': bad")
+    assert failed.error == "document 'd1', mention 'm1': bad"
     assert "failed: document 'd1', mention 'm1': bad" in failed.log_tail
-    assert "more detail" not in failed.log_tail
+
+    other = JobFactory.create()
+    job_start(job_id=other.pk)
+    trace = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: no documents\n'
+    failed = job_fail(job_id=other.pk, error=trace)
+    assert failed.error == trace
+    # The log line names the exception, not the traceback's header.
+    assert "failed: ValueError: no documents" in failed.log_tail
+    assert "Traceback" not in failed.log_tail
 
 
 def test_a_finished_job_is_not_finished_again():
