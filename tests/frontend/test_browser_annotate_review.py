@@ -196,3 +196,38 @@ def test_reviewer_agreement_page_and_admin_import_errors(live_server, page):
     assert page.text_content(".err-mention") == "bad-1_m0"
     screenshot(page, "admin-import-error")
     assert not document.project.documents.filter(external_id="bad-1").exists()
+
+
+def test_offsets_survive_characters_outside_the_basic_plane(live_server, page):
+    """Python counts code points, the page UTF-16 units: emoji must not shift spans."""
+    text = "Mood 😀🎉 note: the applicant Galip Yalman lives in Ankara 🏠 since 1999."
+    document = DocumentFactory.create(text=text, external_id="emoji")
+    alice = _member(document.project, "alice", Role.ANNOTATOR)
+    AssignmentFactory.create(document=document, user=alice)
+    machine = AnnotationSetFactory.create(
+        document=document, kind=SetKind.MACHINE, annotator=None, source_name="rules"
+    )
+    ankara = SpanFactory.create(
+        annotation_set=machine,
+        start=text.index("Ankara"),
+        end=text.index("Ankara") + 6,
+        entity_type="LOC",
+        identifier_type="QUASI",
+    )
+    login(page, live_server.url, "alice")
+    page.goto(f"{live_server.url}/documents/{document.pk}/annotate/")
+    wait_ready(page)
+    # The server's suggestion is drawn over the right characters.
+    assert page.text_content(f"#doc .seg[data-k='m{ankara.pk}']") == "Ankara"
+
+    name = text.index("Galip Yalman")
+    astral_before = sum(1 for ch in text[:name] if ord(ch) > 0xFFFF)
+    select_text(page, name + astral_before, name + astral_before + len("Galip Yalman"))
+    page.keyboard.press("p")  # PERSON
+    page.keyboard.press("1")  # DIRECT
+    page.wait_for_selector("#save-status.ok", timeout=10_000)
+
+    own = AnnotationSet.objects.get(document=document, kind=SetKind.HUMAN, annotator=alice)
+    assert list(own.spans.values_list("start", "end", "text", "entity_type")) == [
+        (name, name + len("Galip Yalman"), "Galip Yalman", "PERSON")
+    ]

@@ -5,7 +5,7 @@
 // carrying the version it read. A 409 opens the conflict panel with both versions and
 // keeps the local change until the annotator chooses.
 
-import { api, ApiError, config, el } from "./api.js";
+import { api, ApiError, config, el, offsetMapper, offsetsToServer, spansToView, spanToView } from "./api.js";
 import {
   DocView,
   ENTITY_TYPES,
@@ -479,7 +479,7 @@ async function saveOne(key, entry) {
   if (!span) return true;
   if (span.id === null) {
     const created = await api("POST", `/api/annotation-sets/${state.mySet.id}/spans/create/`, {
-      ...payload(span, EDITABLE),
+      ...offsetsToServer(payload(span, EDITABLE), state.offsets),
       attrs: span.attrs || {},
     });
     span.id = created.id;
@@ -489,7 +489,7 @@ async function saveOne(key, entry) {
   if (!entry.fields.size) return true;
   const updated = await api("PATCH", `/api/spans/${span.id}/update/`, {
     version: span.version,
-    ...payload(span, entry.fields),
+    ...offsetsToServer(payload(span, entry.fields), state.offsets),
   });
   span.version = updated.version;
   return true;
@@ -525,7 +525,7 @@ async function flush() {
       } catch (error) {
         if (error instanceof ApiError && error.status === 409) {
           state.dirty.set(key, entry);
-          state.conflicts.set(key, error.body.current || null);
+          state.conflicts.set(key, spanToView(error.body.current || null, state.offsets));
           showConflicts();
         } else if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
           setStatus(`Not saved: ${error.message}`, "error");
@@ -721,6 +721,8 @@ async function submit() {
 async function main() {
   const started = performance.now();
   const doc = await api("GET", `/ui/api/documents/${cfg.document_id}/workspace/`);
+  state.offsets = offsetMapper(doc.text);
+  spansToView(doc, state.offsets);
   state.doc = doc;
   state.deleted = new Map();
   const mine = doc.sets.find((s) => s.mine);

@@ -1,7 +1,7 @@
 // The reviewer's page: every set of a document side by side (one row per region where
 // any set has a span), disagreements highlighted and filterable, adoption into gold,
 // gold edits, one-action completion when everyone agrees, publication, agreement.
-import { api, config, el, fmt } from "./api.js";
+import { api, config, el, fmt, offsetMapper, offsetsToServer, spansToView } from "./api.js";
 import { renderAgreement } from "./agreement_view.js";
 import { DocView, IDENTIFIER_TYPES } from "./render.js";
 
@@ -120,7 +120,7 @@ function setMessage(text, kind = "") {
 
 async function adopt(unit, spans) {
   try {
-    const gold = await api("POST", `/ui/api/documents/${cfg.document_id}/gold/adopt/`, { span_ids: spans.map((s) => s.id), start: unit.start, end: unit.end });
+    const gold = await api("POST", `/ui/api/documents/${cfg.document_id}/gold/adopt/`, { span_ids: spans.map((s) => s.id), ...offsetsToServer({ start: unit.start, end: unit.end }, state.offsets) });
     replaceGold(gold);
     setMessage(`Adopted into gold (${spans.length} span${spans.length === 1 ? "" : "s"}).`, "ok");
   } catch (error) {
@@ -130,7 +130,7 @@ async function adopt(unit, spans) {
 
 async function editGold(span, changes) {
   try {
-    await api("PATCH", `/api/spans/${span.id}/update/`, { version: span.version, ...changes });
+    await api("PATCH", `/api/spans/${span.id}/update/`, { version: span.version, ...offsetsToServer(changes, state.offsets) });
     await reload();
     setMessage("Gold span changed.", "ok");
   } catch (error) {
@@ -149,6 +149,7 @@ async function deleteGold(span) {
 }
 
 function replaceGold(gold) {
+  spansToView({ sets: [gold] }, state.offsets);
   const entry = { id: gold.id, kind: "gold", name: "gold", status: gold.status, spans: gold.spans, published_at: gold.published_at };
   state.sets = state.sets.filter((s) => s.kind !== "gold").concat([entry]);
   state.gold = entry;
@@ -176,6 +177,8 @@ function renderDisplayOptions() {
 
 async function reload() {
   const doc = await api("GET", `/ui/api/documents/${cfg.document_id}/workspace/`);
+  state.offsets = offsetMapper(doc.text);
+  spansToView(doc, state.offsets);
   state.doc = doc;
   state.sets = doc.sets;
   state.gold = doc.sets.find((s) => s.kind === "gold") || null;
@@ -193,6 +196,8 @@ async function loadAgreement() {
 
 async function main() {
   const doc = await api("GET", `/ui/api/documents/${cfg.document_id}/workspace/`);
+  state.offsets = offsetMapper(doc.text);
+  spansToView(doc, state.offsets);
   state.doc = doc;
   state.sets = doc.sets;
   state.gold = doc.sets.find((s) => s.kind === "gold") || null;
