@@ -35,8 +35,21 @@ class AnnotationSetAdmin(admin.ModelAdmin):
     list_filter = ("kind", "source", "status")
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Spans change only through the services (version check, audit trail)."""
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
 @admin.register(Span)
-class SpanAdmin(admin.ModelAdmin):
+class SpanAdmin(ReadOnlyAdmin):
     list_display = (
         "id",
         "annotation_set",
@@ -50,7 +63,7 @@ class SpanAdmin(admin.ModelAdmin):
 
 
 @admin.register(SpanEvent)
-class SpanEventAdmin(admin.ModelAdmin):
+class SpanEventAdmin(ReadOnlyAdmin):
     list_display = ("id", "span_key", "action", "user", "at")
     readonly_fields = ("before", "after")
 

@@ -10,6 +10,9 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+# Document.meta key holding TAB's unknown top-level keys for export; imports refuse it.
+TAB_EXTRA_KEY = "_tab_extra"
+
 
 class Role(models.TextChoices):
     ANNOTATOR = "annotator", "Annotator"

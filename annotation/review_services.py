@@ -65,6 +65,9 @@ def gold_adopt_spans(
         end = max(span.end for span in spans)
     if not 0 <= start < end <= len(document.text):
         raise DomainError(f"invalid region {start}..{end}")
+    # One adjudication of a document at a time: two reviewers adopting overlapping
+    # regions would otherwise both delete and both insert.
+    Document.objects.select_for_update().filter(pk=document.pk).first()
     gold = services.gold_set_for_document(document=document, user=user)
     for old in gold.spans.filter(start__lt=end, end__gt=start):
         services.span_delete(span=old, user=user)

@@ -19,6 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import (
+    TAB_EXTRA_KEY,
     AnnotationSet,
     Assignment,
     Document,
@@ -189,11 +190,15 @@ def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
 
     An existing account is reused when it was itself created by an import (inactive)
     or already belongs to the project; a file naming an unrelated active account
-    (say ``admin``) gets a separate ``<name>@import`` account instead, so an import
-    never attaches work to someone's real login.
+    (say ``admin``) or a reserved name (``gold``, ``machine:...``) gets a separate
+    ``<name>@import`` account instead, so an import never attaches work to someone's
+    real login nor collides with the gold set or machine runs.
     """
     user = User.objects.filter(username=name).first()
-    if (
+    # "gold" and "machine:..." name the gold set and machine runs in exports and
+    # agreement tables; a human annotator must not take them over.
+    reserved = name == "gold" or name.startswith("machine:")
+    if reserved or (
         user is not None
         and user.is_active
         and not Membership.objects.filter(project=project, user=user).exists()
@@ -252,7 +257,7 @@ def document_import(
         document.full_clean(validate_unique=False, validate_constraints=False)
         document.save()
         if record.extra:
-            document.meta = {**record.meta, "_tab_extra": record.extra}
+            document.meta = {**record.meta, TAB_EXTRA_KEY: record.extra}
             document.save(update_fields=["meta"])
         position += 1
         summary.documents += 1
@@ -292,11 +297,30 @@ def document_import(
             )
             summary.spans += len(mentions)
         if len(pending_spans) >= _IMPORT_BATCH:
-            Span.objects.bulk_create(pending_spans, batch_size=_IMPORT_BATCH)
+            _spans_create_logged(pending_spans, _actor(user))
             pending_spans = []
         existing.add(record.doc_id)
-    Span.objects.bulk_create(pending_spans, batch_size=_IMPORT_BATCH)
+    _spans_create_logged(pending_spans, _actor(user))
     return summary
+
+
+def _spans_create_logged(spans: list[Span], user: Any) -> None:
+    """Insert many spans and their CREATE audit events (imports and machine runs)."""
+    Span.objects.bulk_create(spans, batch_size=_IMPORT_BATCH)
+    SpanEvent.objects.bulk_create(
+        (
+            SpanEvent(
+                span=span,
+                span_key=span.pk,
+                annotation_set_id=span.annotation_set_id,
+                action=SpanAction.CREATE,
+                user=user,
+                after=span_snapshot(span),
+            )
+            for span in spans
+        ),
+        batch_size=_IMPORT_BATCH,
+    )
 
 
 def _has_spans(document: Document) -> bool:
@@ -446,7 +470,7 @@ def machine_set_create(
                 attrs={**span.attrs, "source": span.source} if span.source else dict(span.attrs),
             )
         )
-    Span.objects.bulk_create(rows, batch_size=_IMPORT_BATCH)
+    _spans_create_logged(rows, _actor(created_by))
     return annotation_set
 
 
@@ -458,7 +482,8 @@ def annotation_set_submit(*, annotation_set: AnnotationSet, user: UserLike) -> A
     annotation_set.status = SetStatus.SUBMITTED
     annotation_set.submitted_at = timezone.now()
     annotation_set.save(update_fields=["status", "submitted_at", "updated_at"])
-    document = annotation_set.document
+    # Lock the document so two annotators submitting at once both see the other's set.
+    document = Document.objects.select_for_update().get(pk=annotation_set.document_id)
     if document.status in (DocumentStatus.NEW, DocumentStatus.IN_PROGRESS):
         pending = document.annotation_sets.filter(kind=SetKind.HUMAN, status=SetStatus.IN_PROGRESS)
         if not pending.exists():
@@ -584,8 +609,14 @@ def span_update(*, span: Span, user: UserLike, expected_version: int, **changes:
     if unknown:
         raise DomainError(f"cannot change {', '.join(sorted(unknown))}")
     locked = (
-        Span.objects.select_for_update().select_related("annotation_set__document").get(pk=span.pk)
+        Span.objects.select_for_update()
+        .select_related("annotation_set__document")
+        .filter(pk=span.pk)
+        .first()
     )
+    if locked is None:
+        # Deleted since it was read (e.g. replaced by an adjudication): a conflict too.
+        raise StaleVersionError(None)
     if locked.version != expected_version:
         raise StaleVersionError(span_snapshot(locked))
     _ensure_editable(locked.annotation_set)
@@ -603,7 +634,11 @@ def span_update(*, span: Span, user: UserLike, expected_version: int, **changes:
 
 @transaction.atomic
 def span_delete(*, span: Span, user: UserLike, expected_version: int | None = None) -> None:
-    locked = Span.objects.select_for_update().select_related("annotation_set").get(pk=span.pk)
+    locked = (
+        Span.objects.select_for_update().select_related("annotation_set").filter(pk=span.pk).first()
+    )
+    if locked is None:
+        raise StaleVersionError(None)
     if expected_version is not None and locked.version != expected_version:
         raise StaleVersionError(span_snapshot(locked))
     _ensure_editable(locked.annotation_set)

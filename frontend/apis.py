@@ -108,8 +108,8 @@ class DocumentWorkspaceApi(BaseApi):
                         else None
                     ),
                     "status": annotation_set.status,
-                    "editable": selectors.annotation_set_editable(
-                        user=user, annotation_set=annotation_set
+                    "editable": selectors.annotation_set_editable_in_role(
+                        user=user, annotation_set=annotation_set, role=role
                     ),
                     "mine": annotation_set.kind == SetKind.HUMAN
                     and annotation_set.annotator_id == user.pk,

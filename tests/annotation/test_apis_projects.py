@@ -150,8 +150,12 @@ def test_superuser_acts_as_admin_everywhere(world: World) -> None:
     assert names == {"matrix project", "someone else's project"}
 
 
-def test_schema_is_served(db: Any) -> None:
-    response = APIClient().get("/api/schema/")
+def test_schema_is_served_to_logged_in_users_only(db: Any) -> None:
+    assert APIClient().get("/api/schema/").status_code in (401, 403)
+    assert APIClient().get("/api/docs/").status_code in (401, 403)
+    client = APIClient()
+    client.force_authenticate(UserFactory.create(username="schema-reader"))
+    response = client.get("/api/schema/")
     assert response.status_code == 200
     schema = yaml.safe_load(response.content)
     assert schema["openapi"].startswith("3.")

@@ -656,3 +656,40 @@ def test_export_replaces_the_output_file_whole(tab_sample_path, tmp_path):
     export_file(target, "P", "masks")
     assert len(json.loads(target.read_text(encoding="utf-8"))) == 3
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_reserved_annotator_names_get_their_own_accounts(tab_sample_path, tmp_path):
+    docs = load(tab_sample_path)[:1]
+    docs[0]["annotations"] = {"gold": docs[0]["annotations"]["annotator1"]}
+    import_file(dump(tmp_path, docs))
+    owner = AnnotationSet.objects.get().annotator
+    assert owner is not None and owner.username == "gold@import"
+    exported = export_file(tmp_path / "out.json")
+    assert list(exported[0]["annotations"]) == ["gold@import"]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda d: d.update(text=" \n "), "the text is empty"),
+        (lambda d: d.update(text=d["text"] + "\x00"), "NUL character"),
+        (lambda d: d["meta"].update(_tab_extra={"doc_id": "x"}), "is reserved"),
+        (
+            lambda d: d["annotations"]["annotator1"]["entity_mentions"][0].update(
+                entity_id="e" * 300
+            ),
+            "entity_id is longer than 255",
+        ),
+    ],
+)
+def test_values_the_database_cannot_hold_are_rejected_by_name(
+    tab_sample_path, tmp_path, change, problem
+):
+    docs = load(tab_sample_path)
+    change(docs[1])
+    before = table_counts()
+    with pytest.raises(CommandError) as error:
+        import_file(dump(tmp_path, docs))
+    assert problem in str(error.value)
+    assert repr(docs[1]["doc_id"]) in str(error.value)
+    assert table_counts() == before

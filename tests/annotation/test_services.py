@@ -25,6 +25,7 @@ from annotation.services import (
     StaleVersionError,
     annotation_set_for_annotator,
     annotation_set_submit,
+    document_import,
     document_update,
     gold_publish,
     gold_set_for_document,
@@ -293,7 +294,8 @@ def test_machine_sets_are_read_only():
     span.refresh_from_db()
     assert (span.identifier_type, span.version) == ("QUASI", 1)
     assert Span.objects.filter(annotation_set=machine).count() == 1
-    assert not SpanEvent.objects.exists()
+    # Only the machine run's own CREATE event: the refused edits left no trace.
+    assert list(SpanEvent.objects.values_list("action", flat=True)) == ["create"]
 
 
 # --- documents ------------------------------------------------------------------------
@@ -392,3 +394,26 @@ def test_project_with_invalid_settings_is_refused():
     with pytest.raises(ValidationError):
         project_create(name="Bad", risk_threshold=1.5)
     assert not Project.objects.exists()
+
+
+def test_imports_and_machine_runs_are_in_the_audit_trail(tab_sample_path):
+    project = Project.objects.create(name="audited")
+    summary = document_import(project=project, path=tab_sample_path, fmt="tab")
+    machine = _machine_set()
+    events = SpanEvent.objects.filter(action="create")
+    assert events.filter(annotation_set__document__project=project).count() == summary.spans
+    assert events.filter(annotation_set=machine).count() == 1
+    event = events.filter(annotation_set__document__project=project).first()
+    assert event is not None and event.before is None
+    assert snapshot(event.after)["text"] == event.span.text
+
+
+def test_updating_a_span_deleted_meanwhile_is_a_conflict():
+    user = UserFactory.create()
+    annotation_set = AnnotationSetFactory.create(annotator=user)
+    span = SpanFactory.create(annotation_set=annotation_set)
+    stale = Span.objects.get(pk=span.pk)
+    span_delete(span=span, user=user)
+    with pytest.raises(StaleVersionError) as error:
+        span_update(span=stale, user=user, expected_version=1, identifier_type="QUASI")
+    assert error.value.current is None

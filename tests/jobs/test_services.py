@@ -313,3 +313,21 @@ def test_model_version_names_are_unique():
     with pytest.raises(ValidationError, match="already exists"):
         model_version_create(kind=ModelKind.MASKER, name="masker", version="1", artefact_path="/b")
     assert ModelVersion.objects.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "params", "message"),
+    [
+        ("train_recognizer", {"name": "../../etc/x"}, "slug"),
+        ("train_recognizer", {"base_model": "/some/where/else"}, "ALLOWED_BASE_MODELS"),
+        ("train_recognizer", {"epochs": "3"}, "epochs must be an integer"),
+        ("preannotate", {"model_version_id": "abc"}, "must be an integer id"),
+        ("distant_label", {"knowledge_base_id": "1", "k": 5}, "must be an integer id"),
+    ],
+)
+def test_job_parameters_are_checked_before_anything_is_queued(kind, params, message):
+    project = ProjectFactory.create()
+    with pytest.raises(JobStateError, match=message):
+        job_create(kind=kind, params=params, project=project)
+    assert not Job.objects.exists()

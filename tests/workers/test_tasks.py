@@ -84,8 +84,8 @@ def test_import_task_imports_and_reports(tab_sample_path):
     assert job.progress_done == job.progress_total
     log = [line.split(" ", 1)[1] for line in job.log_tail.splitlines()]
     assert log[0] == "importing tab_sample.json (tab)"
+    assert len(log) == 2
     assert log[1].startswith("imported 3 documents, 10 sets, ")
-    assert log[-1] == "done"
     assert job.attempts == 1
     assert Document.objects.filter(project=job.project).count() == 3
 
@@ -124,6 +124,33 @@ def test_delete_after_removes_the_uploaded_file(tab_sample_path, tmp_path):
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED
     assert not upload.exists()
+
+
+@pytest.mark.django_db
+def test_delete_after_removes_the_upload_of_a_failed_import(tab_sample_path, tmp_path):
+    upload = tmp_path / "upload.json"
+    corrupt_document(tab_sample_path, upload, 0)
+    job = import_job(ProjectFactory.create(), upload, delete_after=True)
+    import_documents.apply(args=[job.pk])
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED
+    assert not upload.exists()
+
+
+@pytest.mark.django_db
+def test_a_cancellation_after_the_work_committed_reports_success():
+    job = JobFactory.create()
+    job_start(job_id=job.pk)
+
+    def body(job: Job, reporter: Reporter) -> dict[str, Any]:
+        job_cancel(job=Job.objects.get(pk=job.pk))  # arrives while the task finishes
+        return {"n": 1}
+
+    run_job(SimpleNamespace(request=SimpleNamespace(id="", retries=0), max_retries=0), job.pk, body)
+    job.refresh_from_db()
+    assert job.status == JobStatus.SUCCEEDED
+    assert job.result == {"n": 1}
+    assert job.log_tail.rstrip().endswith("done; finished before the cancellation took effect")
 
 
 @pytest.mark.django_db
@@ -254,7 +281,6 @@ def test_worker_imports_a_large_file(celery_worker: CeleryWorker, tab_sample_pat
     assert log == [
         "importing large.json (tab)",
         f"imported 300 documents, {expected['annotation_sets']} sets, {expected['spans']} spans",
-        "done",
     ]
     assert Document.objects.filter(project=project).count() == 300
     assert (

@@ -135,6 +135,30 @@ def _int_offset(value: Any, name: str, doc_id: str, mention_id: str) -> int:
     return value
 
 
+# Limits of the database columns the values go into.
+MAX_ID_CHARS = 255
+RESERVED_META_KEYS = ("_tab_extra",)
+
+
+def _checked_meta(meta: Any, doc_id: str) -> dict[str, Any]:
+    meta = meta or {}
+    if not isinstance(meta, dict):
+        raise FormatError("meta must be an object", doc_id=doc_id)
+    for key in RESERVED_META_KEYS:
+        if key in meta:
+            raise FormatError(f"meta key {key!r} is reserved", doc_id=doc_id)
+    return meta
+
+
+def _check_text(text: str, doc_id: str) -> None:
+    if not text.strip():
+        raise FormatError("the text is empty", doc_id=doc_id)
+    if "\x00" in text:
+        raise FormatError("the text contains a NUL character", doc_id=doc_id)
+    if len(doc_id) > MAX_ID_CHARS:
+        raise FormatError(f"doc_id is longer than {MAX_ID_CHARS} characters", doc_id=doc_id[:80])
+
+
 def parse_mention(raw: Any, *, doc_id: str, text: str, position: int) -> MentionRecord:
     if not isinstance(raw, dict):
         raise FormatError(f"mention #{position} is not an object", doc_id=doc_id)
@@ -179,6 +203,13 @@ def parse_mention(raw: Any, *, doc_id: str, text: str, position: int) -> Mention
         raise FormatError(
             f"unknown confidential_status {confidential!r}", doc_id=doc_id, mention_id=mention_id
         )
+    for key in ("entity_mention_id", "entity_id"):
+        if len(str(raw.get(key) or "")) > MAX_ID_CHARS:
+            raise FormatError(
+                f"{key} is longer than {MAX_ID_CHARS} characters",
+                doc_id=doc_id,
+                mention_id=mention_id[:80],
+            )
     attrs = {k: v for k, v in raw.items() if k not in _MENTION_CORE_KEYS}
     return MentionRecord(
         mention_id=str(raw.get("entity_mention_id") or ""),
@@ -204,9 +235,8 @@ def parse_tab_document(raw: Any, *, position: int) -> DocumentRecord:
     text = raw.get("text")
     if not isinstance(text, str):
         raise FormatError("text is missing or not a string", doc_id=doc_id)
-    meta = raw.get("meta") or {}
-    if not isinstance(meta, dict):
-        raise FormatError("meta must be an object", doc_id=doc_id)
+    meta = _checked_meta(raw.get("meta"), doc_id)
+    _check_text(text, doc_id)
     annotations_raw = raw.get("annotations") or {}
     if not isinstance(annotations_raw, dict):
         raise FormatError("annotations must be an object keyed by annotator", doc_id=doc_id)
@@ -320,9 +350,8 @@ def iter_jsonl(stream: IO[bytes]) -> Iterator[DocumentRecord]:
         text = raw.get("text")
         if not isinstance(text, str):
             raise FormatError("text is missing or not a string", doc_id=doc_id)
-        meta = raw.get("meta") or {}
-        if not isinstance(meta, dict):
-            raise FormatError("meta must be an object", doc_id=doc_id)
+        meta = _checked_meta(raw.get("meta"), doc_id)
+        _check_text(text, doc_id)
         target = str(raw.get("target") or "")
         extra = {"target": target} if target else {}
         yield ids.check(
@@ -345,6 +374,7 @@ def iter_text(path: Path) -> Iterator[DocumentRecord]:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise FormatError(f"not UTF-8 text: {exc}", doc_id=file.stem) from exc
+        _check_text(text, file.stem)
         yield ids.check(DocumentRecord(doc_id=file.stem, text=text))
 
 
