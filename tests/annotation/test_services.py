@@ -405,7 +405,7 @@ def test_imports_and_machine_runs_are_in_the_audit_trail(tab_sample_path):
     assert events.filter(annotation_set=machine).count() == 1
     event = events.filter(annotation_set__document__project=project).first()
     assert event is not None and event.before is None
-    assert snapshot(event.after)["text"] == event.span.text
+    assert event.span is not None and snapshot(event.after)["text"] == event.span.text
 
 
 def test_updating_a_span_deleted_meanwhile_is_a_conflict():
