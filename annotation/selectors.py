@@ -198,32 +198,44 @@ def project_export_tab(
         yield record.to_tab()
 
 
-def masking_set(*, document: Document, source: str = "auto") -> AnnotationSet | None:
-    """The set whose masks are exported.
+def _choose_masking_set(sets: list[AnnotationSet], source: str) -> AnnotationSet | None:
+    """Pick the exported set among a document's sets (ordered by id).
 
     ``source``: ``gold``; ``annotator:<username>``; ``machine:<source name>`` (the
     newest such run); or ``auto`` = gold if any, else the first quality-checked
     human set, else the first submitted human set, else the newest machine run.
     """
-    sets = document.annotation_sets.select_related("annotator")
-    if source == "gold":
-        return sets.filter(kind=SetKind.GOLD).first()
-    if source.startswith("annotator:"):
-        return sets.filter(kind=SetKind.HUMAN, annotator__username=source.split(":", 1)[1]).first()
-    if source.startswith("machine:"):
-        return (
-            sets.filter(kind=SetKind.MACHINE, source_name=source.split(":", 1)[1])
-            .order_by("-created_at", "-id")
-            .first()
-        )
-    if source != "auto":
-        raise ValueError(f"unknown mask source {source!r}")
-    return (
-        sets.filter(kind=SetKind.GOLD).first()
-        or sets.filter(kind=SetKind.HUMAN, quality_checked=True).order_by("id").first()
-        or sets.filter(kind=SetKind.HUMAN).exclude(status="in_progress").order_by("id").first()
-        or sets.filter(kind=SetKind.MACHINE).order_by("-created_at", "-id").first()
+    gold = [s for s in sets if s.kind == SetKind.GOLD]
+    human = [s for s in sets if s.kind == SetKind.HUMAN]
+    machine = sorted(
+        (s for s in sets if s.kind == SetKind.MACHINE),
+        key=lambda s: (s.created_at, s.pk),
+        reverse=True,
     )
+    if source == "gold":
+        candidates = gold
+    elif source.startswith("annotator:"):
+        name = source.split(":", 1)[1]
+        candidates = [s for s in human if s.annotator and s.annotator.get_username() == name]
+    elif source.startswith("machine:"):
+        name = source.split(":", 1)[1]
+        candidates = [s for s in machine if s.source_name == name]
+    elif source == "auto":
+        candidates = (
+            gold
+            or [s for s in human if s.quality_checked]
+            or [s for s in human if s.status != "in_progress"]
+            or machine
+        )
+    else:
+        raise ValueError(f"unknown mask source {source!r}")
+    return candidates[0] if candidates else None
+
+
+def masking_set(*, document: Document, source: str = "auto") -> AnnotationSet | None:
+    """The set whose masks are exported (see :func:`_choose_masking_set`)."""
+    sets = list(document.annotation_sets.select_related("annotator").order_by("id"))
+    return _choose_masking_set(sets, source)
 
 
 def masked_spans(annotation_set: AnnotationSet | None) -> list[tuple[int, int, str]]:
@@ -236,21 +248,53 @@ def masked_spans(annotation_set: AnnotationSet | None) -> list[tuple[int, int, s
     )
 
 
+def _documents_with_masks(
+    project: Project, source: str, chunk: int = 200
+) -> Iterator[tuple[Document, list[tuple[int, int, str]]]]:
+    """Each document of the project with the masked spans of its exported set.
+
+    Works a chunk of documents at a time with three queries per chunk, whatever the
+    number of documents, sets and spans.
+    """
+    documents = project.documents.order_by("position", "id")
+    ids = list(documents.values_list("pk", flat=True))
+    for offset in range(0, len(ids), chunk):
+        batch = list(documents.filter(pk__in=ids[offset : offset + chunk]))
+        sets_by_document: dict[int, list[AnnotationSet]] = {d.pk: [] for d in batch}
+        for annotation_set in (
+            AnnotationSet.objects.filter(document__in=batch)
+            .select_related("annotator")
+            .order_by("id")
+        ):
+            sets_by_document[annotation_set.document_id].append(annotation_set)
+        chosen = {d.pk: _choose_masking_set(sets_by_document[d.pk], source) for d in batch}
+        spans: dict[int, list[tuple[int, int, str]]] = {s.pk: [] for s in chosen.values() if s}
+        for set_id, start, end, entity_type in (
+            Span.objects.filter(
+                annotation_set_id__in=spans, identifier_type__in=MASKED_IDENTIFIER_TYPES
+            )
+            .order_by("start", "end")
+            .values_list("annotation_set_id", "start", "end", "entity_type")
+        ):
+            spans[set_id].append((start, end, entity_type))
+        for document in batch:
+            picked = chosen[document.pk]
+            yield document, spans[picked.pk] if picked else []
+
+
 def project_export_masks(*, project: Project, source: str = "auto") -> dict[str, list[list[int]]]:
     """TAB's evaluation format ``{doc_id: [[start, end], ...]}``."""
-    out: dict[str, list[list[int]]] = {}
-    for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
-        spans = masked_spans(masking_set(document=document, source=source))
-        out[document.external_id] = [[start, end] for start, end, _ in spans]
-    return out
+    return {
+        document.external_id: [[start, end] for start, end, _ in spans]
+        for document, spans in _documents_with_masks(project, source)
+    }
 
 
 def project_export_release(
     *, project: Project, source: str = "auto", style: str = "type"
 ) -> Iterator[dict[str, Any]]:
     """The released texts: ``{"doc_id", "text"}`` with each masked span replaced."""
-    for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
-        spans = masked_spans(masking_set(document=document, source=source))
+    for document, spans in _documents_with_masks(project, source):
         yield {"doc_id": document.external_id, "text": release_text(document.text, spans, style)}
 
 

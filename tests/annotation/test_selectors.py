@@ -195,3 +195,16 @@ def test_project_role_of_members(world):
     assert project_role(user=world.reviewer, project=project.pk) == Role.REVIEWER
     assert project_role(user=world.outsider, project=project) is None
     assert project_role(user=None, project=ProjectFactory.create()) is None
+
+
+def test_mask_export_queries_do_not_grow_with_documents(django_assert_max_num_queries):
+    from annotation.selectors import project_export_masks
+
+    project = ProjectFactory.create()
+    for i in range(30):
+        document = DocumentFactory.create(project=project, external_id=f"q{i}")
+        human = AnnotationSetFactory.create(document=document, status="submitted")
+        SpanFactory.create(annotation_set=human)
+    with django_assert_max_num_queries(5):
+        masks = project_export_masks(project=project)
+    assert len(masks) == 30 and all(len(spans) == 1 for spans in masks.values())
