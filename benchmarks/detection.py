@@ -101,7 +101,7 @@ def recognizer_detector(model: str) -> Detector:
 
 def spacy_detector(model: str) -> Detector:
     """(b) bare spaCy NER, every entity."""
-    nlp = load_spacy(model, ())
+    nlp = load_spacy(model)
 
     def run(texts: Sequence[str]) -> list[Spans]:
         return [

