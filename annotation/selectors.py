@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
@@ -165,6 +165,28 @@ def _tab_extra(meta: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in extra.items() if k not in ("doc_id", "text", "annotations")}
 
 
+def _documents_with_sets(
+    project: Project, kinds: Sequence[str], chunk: int = 200
+) -> Iterator[tuple[Document, list[AnnotationSet]]]:
+    """Each document of the project with its sets of ``kinds`` (spans prefetched in
+    file order), a chunk of documents at a time: three queries per chunk."""
+    documents = project.documents.order_by("position", "id")
+    ids = list(documents.values_list("pk", flat=True))
+    for offset in range(0, len(ids), chunk):
+        batch = list(documents.filter(pk__in=ids[offset : offset + chunk]))
+        by_document: dict[int, list[AnnotationSet]] = {d.pk: [] for d in batch}
+        sets = (
+            AnnotationSet.objects.filter(document__in=batch, kind__in=kinds)
+            .select_related("annotator")
+            .prefetch_related(Prefetch("spans", queryset=Span.objects.order_by("id")))
+            .order_by("id")
+        )
+        for annotation_set in sets:
+            by_document[annotation_set.document_id].append(annotation_set)
+        for document in batch:
+            yield document, by_document[document.pk]
+
+
 def project_export_tab(
     *, project: Project, include_machine: bool = False, include_gold: bool = False
 ) -> Iterator[dict[str, Any]]:
@@ -174,7 +196,7 @@ def project_export_tab(
         kinds.append(SetKind.MACHINE)
     if include_gold:
         kinds.append(SetKind.GOLD)
-    for document in project.documents.order_by("position", "id").iterator(chunk_size=200):
+    for document, sets in _documents_with_sets(project, kinds):
         record = DocumentRecord(
             doc_id=document.external_id,
             text=document.text,
@@ -183,12 +205,6 @@ def project_export_tab(
             split=document.split,
             target=document.target_person,
             extra=_tab_extra(document.meta),
-        )
-        sets = (
-            document.annotation_sets.filter(kind__in=kinds)
-            .select_related("annotator")
-            .prefetch_related(Prefetch("spans", queryset=Span.objects.order_by("id")))
-            .order_by("id")
         )
         for annotation_set in sets:
             key = _export_key(annotation_set)

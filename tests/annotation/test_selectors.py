@@ -208,3 +208,17 @@ def test_mask_export_queries_do_not_grow_with_documents(django_assert_max_num_qu
     with django_assert_max_num_queries(5):
         masks = project_export_masks(project=project)
     assert len(masks) == 30 and all(len(spans) == 1 for spans in masks.values())
+
+
+def test_tab_export_queries_do_not_grow_with_documents(django_assert_max_num_queries):
+    from annotation.selectors import project_export_tab
+
+    project = ProjectFactory.create()
+    for i in range(30):
+        document = DocumentFactory.create(project=project, external_id=f"t{i}")
+        human = AnnotationSetFactory.create(document=document, status="submitted")
+        SpanFactory.create(annotation_set=human)
+    with django_assert_max_num_queries(5):
+        records = list(project_export_tab(project=project))
+    assert len(records) == 30
+    assert all(len(next(iter(r["annotations"].values()))) == 1 for r in records)
