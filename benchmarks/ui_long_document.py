@@ -28,15 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# The same flags as the browser tests (no background networking on this closed network).
+from tests.frontend.browser import CHROMIUM_ARGS  # noqa: E402
+
 WORDS = [
     "the",
     "applicant",
