@@ -1,8 +1,8 @@
-"""Reads: annotation sets from the database as ``workers.agreement`` inputs, and the
+"""Reads: annotation sets from the database as ``sanitizer.agreement`` inputs, and the
 agreement figures the review pages show (per document, per project, machine vs gold).
 
 Every set of a document becomes one *annotator* of an
-:class:`~workers.agreement.AnnotatedDocument`: a human set is named after its
+:class:`~sanitizer.agreement.AnnotatedDocument`: a human set is named after its
 annotator's username, the gold set ``"gold"``, a machine run ``"machine:<source name>"``
 (the newest run of that name when a document has several). Human agreement uses the
 human sets only; machine runs (and the humans) are compared with gold separately.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import AnnotationSet, Document, Project, SetKind, Span
-from workers.agreement import (
+from sanitizer.agreement import (
     AnnotatedDocument,
     cohen_kappa,
     krippendorff_alpha,
@@ -244,7 +244,7 @@ SpanKey = tuple[int, int, str, str]
 
 
 def span_units(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Overlap components of spans (as in ``workers.agreement.labels.span_unit_bounds``)."""
+    """Overlap components of spans (as in ``sanitizer.agreement.labels.span_unit_bounds``)."""
     units: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if units and start < units[-1][1]:

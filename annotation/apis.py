@@ -18,10 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -29,10 +26,6 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import as_serializer_error
-from rest_framework.settings import api_settings
-from rest_framework.views import APIView, set_rollback
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from annotation import permissions, selectors, services
 from annotation.models import (
@@ -48,77 +41,8 @@ from annotation.models import (
     Split,
 )
 from annotation.permissions import ADMIN_ROLES, REVIEWER_ROLES
-from annotation.services import DomainError, StaleVersionError
-from jobs.services import JobStateError
-from workers.formats.tab import REPLACEMENT_STYLES, FormatError
-
-# --- infrastructure shared by the API modules --------------------------------------------
-
-
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Map domain exceptions to HTTP answers; everything else goes to DRF's handler."""
-    if isinstance(exc, StaleVersionError):
-        set_rollback()
-        return Response(
-            {"detail": str(exc), "current": exc.current}, status=status.HTTP_409_CONFLICT
-        )
-    if isinstance(exc, FormatError):
-        set_rollback()
-        return Response(
-            {
-                "detail": str(exc),
-                "doc_id": exc.doc_id,
-                "mention_id": exc.mention_id,
-                "problem": exc.problem,
-            },
-            status=status.HTTP_400_BAD_REQUEST,
-        )
-    if isinstance(exc, DomainError | JobStateError):
-        set_rollback()
-        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, DjangoValidationError):
-        set_rollback()
-        return Response(as_serializer_error(exc), status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
-
-
-class ApiSchema(AutoSchema):
-    """Names schema components after the view owning the nested serializer
-    (``ProjectCreateApi.InputSerializer`` → ``ProjectCreateInput``); every view
-    nests classes with the same names, which would otherwise collide."""
-
-    def get_serializer_name(self, serializer: serializers.Serializer, direction: Any) -> str:
-        cls = type(serializer)
-        owner, _, name = cls.__qualname__.rpartition(".")
-        if not owner:
-            return cls.__name__
-        return owner.removesuffix("Api") + name.removesuffix("Serializer")
-
-
-class BaseApi(APIView):
-    schema = ApiSchema()
-
-
-class BaseListApi(BaseApi):
-    # No docstring: spectacular would copy it into every list operation.
-    pagination_class: Any = api_settings.DEFAULT_PAGINATION_CLASS
-
-    def paginated(
-        self, request: Request, queryset: QuerySet[Any] | list[Any], output: type
-    ) -> Response:
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(queryset, request, view=self)
-        return paginator.get_paginated_response(output(page, many=True).data)
-
-
-def parse(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
-def current_user(request: Request) -> Any:
-    return request.user
+from common.apis import BaseApi, BaseListApi, current_user, parse
+from sanitizer.formats.tab import REPLACEMENT_STYLES
 
 
 class UserOutputSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 """Pre-annotation: machine suggestions stored as annotation sets (services).
 
 The recognizer is either the rule-based privacy-enhanced pipeline
-(``workers.recognizer``) or, when the project (or the installation) has an active
+(``sanitizer.recognizer``) or, when the project (or the installation) has an active
 recognizer ModelVersion, the fine-tuned transformer tagger it points to. Every
 stored span carries the version string of what produced it.
 """
@@ -20,7 +20,7 @@ from django.db.models import Q
 from annotation.models import Document, Project, SetKind, SetSource
 from annotation.services import machine_set_create
 from jobs.models import Job, ModelKind, ModelVersion
-from workers.types import EntitySpan
+from sanitizer.types import EntitySpan
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -38,14 +38,14 @@ class LoadedRecognizer:
 
 @functools.lru_cache(maxsize=4)
 def _rule_based(config_key: tuple[tuple[str, Any], ...]) -> Any:
-    from workers.recognizer.pipeline import build_recognizer
+    from sanitizer.recognizer.pipeline import build_recognizer
 
     return build_recognizer(dict(config_key) or None)
 
 
 @functools.lru_cache(maxsize=2)
 def _tagger(path: str) -> Any:
-    from workers.training.tagger import load_tagger
+    from sanitizer.training.tagger import load_tagger
 
     return load_tagger(path)
 

@@ -15,7 +15,8 @@ from django.db import transaction
 from annotation import services
 from annotation.agreement_selectors import document_disagreements
 from annotation.models import AnnotationSet, Document, SetKind, SetStatus, Span
-from annotation.services import DomainError, UserLike
+from annotation.services import UserLike
+from common.errors import DomainError
 
 # Fields a gold copy takes over from the adopted span.
 _COPIED = ("entity_type", "identifier_type", "confidential_status", "entity_id", "note")

@@ -18,7 +18,7 @@ from annotation.models import (
     Span,
     SpanEvent,
 )
-from workers.formats.tab import DocumentRecord, MentionRecord, release_text
+from sanitizer.formats.tab import DocumentRecord, MentionRecord, release_text
 
 MASKED_IDENTIFIER_TYPES = ("DIRECT", "QUASI")
 

@@ -34,8 +34,9 @@ from annotation.models import (
     SpanAction,
     SpanEvent,
 )
-from workers.formats.tab import DocumentRecord, FormatError, iter_jsonl, iter_tab, iter_text
-from workers.types import EntitySpan
+from common.errors import DomainError, StaleVersionError
+from sanitizer.formats.tab import DocumentRecord, FormatError, iter_jsonl, iter_tab, iter_text
+from sanitizer.types import EntitySpan
 
 User = get_user_model()
 UserLike = AbstractBaseUser | AnonymousUser | None
@@ -52,18 +53,6 @@ SPAN_EDITABLE_FIELDS = (
     "confidence",
 )
 _IMPORT_BATCH = 2000
-
-
-class DomainError(Exception):
-    """A request that breaks a business rule (HTTP 400)."""
-
-
-class StaleVersionError(Exception):
-    """A write based on an outdated read (HTTP 409); carries the current state."""
-
-    def __init__(self, current: dict[str, Any] | None):
-        self.current = current
-        super().__init__("the span was changed by someone else since you read it")
 
 
 def _actor(user: UserLike) -> Any:

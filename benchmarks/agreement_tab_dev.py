@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workers.agreement import (
+from sanitizer.agreement import (
     Agreement,
     agreement_matrix,
     agreement_report,

@@ -35,8 +35,8 @@ import regex
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.recognizer import build_recognizer
-from workers.recognizer.base import DEFAULT_SPACY_MODEL, load_spacy
+from sanitizer.recognizer import build_recognizer
+from sanitizer.recognizer.base import DEFAULT_SPACY_MODEL, load_spacy
 
 TOKEN = regex.compile(r"\w+")
 Spans = list[tuple[int, int]]

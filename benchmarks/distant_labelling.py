@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.distant.gazetteer import Gazetteer
-from workers.distant.index import InvertedIndex, build_index
-from workers.distant.kb import read_jsonl_profiles
-from workers.distant.labelling import label_document
-from workers.distant.synthetic import generate_dataset
+from sanitizer.kanon.gazetteer import Gazetteer
+from sanitizer.kanon.index import InvertedIndex, build_index
+from sanitizer.kanon.kb import read_jsonl_profiles
+from sanitizer.kanon.labelling import label_document
+from sanitizer.kanon.synthetic import generate_dataset
 
 
 def peak_rss_mb() -> float:

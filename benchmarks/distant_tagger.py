@@ -4,7 +4,7 @@ Protocol (seed 000: train on distantly labelled biographies, test generalisation
 
 1. Synthetic people ``0 … N-1`` form the *labelling knowledge base*; ``--train`` and
    ``--dev`` biographies are written about people drawn from it
-   (:func:`workers.distant.synthetic.generate_dataset`).
+   (:func:`sanitizer.kanon.synthetic.generate_dataset`).
 2. ``--unseen`` further people (indices ``N …``) are generated too, but kept out of
    the labelling knowledge base: the tagger never sees their profiles, and no
    training biography is about them.
@@ -42,10 +42,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.distant.gazetteer import Gazetteer
-from workers.distant.index import build_index
-from workers.distant.kb import read_jsonl_profiles
-from workers.distant.masker import (
+from sanitizer.kanon.gazetteer import Gazetteer
+from sanitizer.kanon.index import build_index
+from sanitizer.kanon.kb import read_jsonl_profiles
+from sanitizer.kanon.masker import (
     MaskerEvaluation,
     distant_examples,
     evaluate_masker,
@@ -54,8 +54,8 @@ from workers.distant.masker import (
     span_policies,
     train_masker,
 )
-from workers.distant.synthetic import SyntheticPeople, generate_dataset
-from workers.training import load_tagger
+from sanitizer.kanon.synthetic import SyntheticPeople, generate_dataset
+from sanitizer.training import load_tagger
 
 
 def _row(name: str, ev: MaskerEvaluation) -> str:

@@ -18,7 +18,7 @@ from annotation import agreement_selectors, permissions, review_services, select
 from annotation.apis import BaseApi, current_user, parse, set_detail
 from annotation.models import SetKind, Span
 from annotation.permissions import REVIEWER_ROLES
-from annotation.services import DomainError
+from common.errors import DomainError
 
 _SPAN_FIELDS = (
     "id",

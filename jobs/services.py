@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from common.errors import DomainError
 from jobs.models import FINISHED_STATUSES, Job, JobKind, JobStatus, ModelKind, ModelVersion
 
 logger = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ class JobCancelledError(Exception):
     """Raised inside a running task when its job was cancelled."""
 
 
-class JobStateError(Exception):
+class JobStateError(DomainError):
     """An operation that does not fit the job's status (HTTP 400)."""
 
 

@@ -21,7 +21,7 @@ from django.utils.text import slugify
 from annotation.models import AnnotationSet, Document, Project, SetKind, SetStatus, Split
 from jobs.models import Job, ModelKind, ModelVersion
 from jobs.services import model_version_create
-from workers.types import EntitySpan
+from sanitizer.types import EntitySpan
 
 ProgressCallback = Callable[[int, int, str], None]
 Example = tuple[str, list[EntitySpan]]
@@ -142,8 +142,8 @@ def recognizer_train(
     progress: ProgressCallback | None = None,
 ) -> ModelVersion:
     """Fine-tune the token classifier on the project's data and register the model."""
-    from workers.training.config import TrainingConfig
-    from workers.training.trainer import train
+    from sanitizer.training.config import TrainingConfig
+    from sanitizer.training.trainer import train
 
     sources = params.get("sources") or list(TRAINING_SOURCES)
     data = training_data_collect(

@@ -1,6 +1,6 @@
 """Building knowledge bases and distant labelling of a project's documents (services).
 
-The heavy lifting is plain Python in ``workers.distant``; these functions move its
+The heavy lifting is plain Python in ``sanitizer.kanon``; these functions move its
 inputs and outputs in and out of the database.
 """
 
@@ -80,9 +80,9 @@ def knowledge_base_build(
 
     Rebuilds from scratch (a half-written index from an interrupted run is removed).
     """
-    from workers.distant.gazetteer import Gazetteer
-    from workers.distant.index import build_index
-    from workers.distant.kb import read_kb
+    from sanitizer.kanon.gazetteer import Gazetteer
+    from sanitizer.kanon.index import build_index
+    from sanitizer.kanon.kb import read_kb
 
     kb = knowledge_base
     index_dir = Path(kb.index_dir)
@@ -118,7 +118,7 @@ def knowledge_base_build(
 @functools.lru_cache(maxsize=2)
 def _load_index(index_dir: str, built_at: str) -> tuple[Any, Any]:
     # ``built_at`` is part of the key so a rebuilt knowledge base is reloaded.
-    from workers.distant.labelling import load_or_build
+    from sanitizer.kanon.labelling import load_or_build
 
     return load_or_build(index_dir=index_dir)
 
@@ -141,7 +141,7 @@ def distant_label_project(
     recorded); each span carries the combination that forced its mask and how many
     people share it. Documents already labelled by this job are skipped (re-runs).
     """
-    from workers.distant.labelling import label_document
+    from sanitizer.kanon.labelling import label_document
 
     if knowledge_base.status != KbStatus.READY:
         raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")
@@ -256,7 +256,7 @@ def masker_train(
     from jobs.models import ModelKind
     from jobs.services import model_version_create
     from jobs.training import TRAINING_PARAM_KEYS
-    from workers.distant.masker import masker_config, train_masker
+    from sanitizer.kanon.masker import masker_config, train_masker
 
     if knowledge_base.status != KbStatus.READY:
         raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")

@@ -19,14 +19,14 @@ SCRIPT = textwrap.dedent(
     """
     import tests.netguard as guard
 
-    from workers.recognizer.pipeline import build_recognizer
+    from sanitizer.recognizer.pipeline import build_recognizer
     spans = build_recognizer(None).predict(
         "Mr John Smith, a British engineer, lodged application no. 12345/06 in London."
     )
     assert any(s.label == "CODE" for s in spans), spans
 
     from transformers import AutoModel, AutoTokenizer
-    from workers.training.config import default_base_model
+    from sanitizer.training.config import default_base_model
     path = default_base_model()
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModel.from_pretrained(path, local_files_only=True)

@@ -1,6 +1,5 @@
-"""Background work.
+"""What runs jobs: the Celery tasks, the job runner and the job-kind table.
 
-``workers.tasks`` holds the thin Celery tasks (Django-aware). Every other
-sub-package here is plain Python with no Django import: text and arrays in,
-dataclasses out, so it can be tested and reused on its own.
+The NLP, ML and optimisation code they call lives in the plain-Python
+``sanitizer`` library; the database writes in the apps' services.
 """

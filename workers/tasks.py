@@ -19,7 +19,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
-from annotation.services import DomainError
+from common.errors import DomainError
 from jobs.models import Job, JobStatus
 from jobs.services import (
     JobCancelledError,
@@ -29,7 +29,7 @@ from jobs.services import (
     job_start,
     job_succeed,
 )
-from workers.formats.tab import FormatError
+from sanitizer.formats.tab import FormatError
 
 logger = logging.getLogger(__name__)
 

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "common",
     "annotation",
     "jobs",
     "knowledge",
@@ -166,7 +167,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "EXCEPTION_HANDLER": "annotation.apis.exception_handler",
+    "EXCEPTION_HANDLER": "common.apis.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Sanitizer workbench API",

@@ -1,4 +1,4 @@
-"""DB sets → workers.agreement inputs → figures, checked against hand-computed values.
+"""DB sets → sanitizer.agreement inputs → figures, checked against hand-computed values.
 
 Text ``"aaaa bbbb cccc dddd"``: four 4-letter words (16 non-whitespace characters).
 alice: w1 DIRECT, w2 QUASI. bob: w1 DIRECT, w2 NO_MASK, w3 QUASI.

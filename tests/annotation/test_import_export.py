@@ -31,8 +31,8 @@ from annotation.models import (
 )
 from annotation.services import gold_set_for_document, machine_set_create, span_create
 from jobs.models import Job, JobKind, JobStatus
+from sanitizer.types import EntitySpan
 from tests.factories import SAMPLE_TEXT, AnnotationSetFactory, DocumentFactory, SpanFactory
-from workers.types import EntitySpan
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from annotation.review_services import (
     gold_complete_unanimous,
     suggestions_set_rejected,
 )
-from annotation.services import DomainError
+from common.errors import DomainError
 from tests.factories import AnnotationSetFactory, DocumentFactory, SpanFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -19,6 +19,7 @@ from annotation.selectors import (
     projects_for_user,
 )
 from annotation.services import gold_publish, gold_set_for_document, machine_set_create
+from sanitizer.types import EntitySpan
 from tests.factories import (
     AnnotationSetFactory,
     AssignmentFactory,
@@ -28,7 +29,6 @@ from tests.factories import (
     SpanFactory,
     UserFactory,
 )
-from workers.types import EntitySpan
 
 pytestmark = pytest.mark.django_db
 

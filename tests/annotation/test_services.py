@@ -37,6 +37,7 @@ from annotation.services import (
     span_update,
     spans_set_decision_for_entity,
 )
+from sanitizer.types import EntitySpan
 from tests.factories import (
     SAMPLE_TEXT,
     AnnotationSetFactory,
@@ -44,7 +45,6 @@ from tests.factories import (
     SpanFactory,
     UserFactory,
 )
-from workers.types import EntitySpan
 
 pytestmark = pytest.mark.django_db
 

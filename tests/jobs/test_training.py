@@ -83,7 +83,7 @@ def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings
     script = textwrap.dedent(
         f"""
         import json
-        from workers.training.tagger import load_tagger
+        from sanitizer.training.tagger import load_tagger
         tagger = load_tagger({model_version.artefact_path!r})
         text = "The applicant Jon Moe lodged application no. 4321/09 in 2001."
         spans = tagger.predict(text)

@@ -272,7 +272,7 @@ TINY_MASKER = {
 def test_masker_training_job_and_its_suggestions(celery_worker: CeleryWorker, media):
     from annotation.preannotation import preannotate_documents
     from jobs.models import ModelKind, ModelVersion
-    from workers.types import SEMANTIC_TYPES
+    from sanitizer.types import SEMANTIC_TYPES
 
     world = _world()
     project = world["project"]

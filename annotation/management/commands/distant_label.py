@@ -2,7 +2,7 @@
 
 Writes ``{doc_id: [[start, end], ...]}`` and, with ``--explain``, each masked term
 with the combination of terms that forced it and how many persons share it.
-Touches no database: all the work is :func:`workers.distant.labelling.label_file`.
+Touches no database: all the work is :func:`sanitizer.kanon.labelling.label_file`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from workers.distant.algorithm import selection_functions
-from workers.distant.kb import kb_readers
-from workers.distant.labelling import label_file
+from sanitizer.kanon.algorithm import selection_functions
+from sanitizer.kanon.kb import kb_readers
+from sanitizer.kanon.labelling import label_file
 
 
 class Command(BaseCommand):

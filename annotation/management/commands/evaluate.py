@@ -4,7 +4,7 @@ Prints one JSON object (``ER_all``, ``ER_direct``, ``ER_quasi``, ``token_recall`
 ``token_recall_by_type``, ``mention_recall``, ``token_precision``,
 ``token_precision_weighted``, ``mention_precision``, ``F1``, ``weighting``,
 ``counts``). Touches no database: all the work is
-:func:`workers.evaluation.evaluate_files`.
+:func:`sanitizer.evaluation.evaluate_files`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from workers.evaluation import DEFAULT_WEIGHTING, evaluate_files, token_weightings
+from sanitizer.evaluation import DEFAULT_WEIGHTING, evaluate_files, token_weightings
 
 
 class Command(BaseCommand):

@@ -39,7 +39,7 @@ from annotation.selectors import (
     project_export_release,
     project_export_tab,
 )
-from workers.formats.tab import REPLACEMENT_STYLES, write_tab
+from sanitizer.formats.tab import REPLACEMENT_STYLES, write_tab
 
 FORMATS = ("tab", "masks", "text")
 _SOURCE = re.compile(r"^(auto|gold|annotator:.+|machine:.+)$")

@@ -17,10 +17,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from annotation.models import Project
-from annotation.services import DomainError, document_import, project_create
+from annotation.services import document_import, project_create
+from common.errors import DomainError
 from jobs.models import JobKind
 from jobs.services import job_create
-from workers.formats.tab import FormatError
+from sanitizer.formats.tab import FormatError
 
 FORMATS = ("tab", "jsonl", "text")
 

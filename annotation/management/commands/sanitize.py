@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
 class Command(BaseCommand):
-    """Parse options and delegate to ``workers.recognizer.sanitize_file``."""
+    """Parse options and delegate to ``sanitizer.recognizer.sanitize_file``."""
 
     help = (
         "Detect entities in TAB-format documents (JSON list with doc_id and text) and write "
@@ -29,7 +29,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Run the recognizer over the input file and write the masks."""
-        from workers.recognizer import sanitize_file
+        from sanitizer.recognizer import sanitize_file
 
         try:
             masks = sanitize_file(options["input"], options["output"], options["strategy"])

@@ -5,7 +5,7 @@ import { renderAgreement } from "./agreement_view.js";
 const cfg = config();
 
 async function main() {
-  const summary = await api("GET", `/ui/api/projects/${cfg.project_id}/agreement/`);
+  const summary = await api("GET", `/api/projects/${cfg.project_id}/agreement/`);
   renderAgreement(document.getElementById("agreement"), summary);
   const rows = summary.documents.map((d) =>
     el("tr", { dataset: { document: d.id } },

@@ -365,7 +365,7 @@ async function reject(key) {
   renderPanel();
   try {
     await ensureMySet();
-    const result = await api("POST", `/ui/api/annotation-sets/${state.mySet.id}/rejections/`, {
+    const result = await api("POST", `/api/annotation-sets/${state.mySet.id}/rejections/`, {
       span_ids: [suggestion.id],
       rejected,
     });
@@ -720,7 +720,7 @@ async function submit() {
 
 async function main() {
   const started = performance.now();
-  const doc = await api("GET", `/ui/api/documents/${cfg.document_id}/workspace/`);
+  const doc = await api("GET", `/api/documents/${cfg.document_id}/workspace/`);
   state.offsets = offsetMapper(doc.text);
   spansToView(doc, state.offsets);
   state.doc = doc;

@@ -62,7 +62,7 @@ export function stepEdge(tokens, span, edge, direction) {
 }
 
 // The text as released: masked regions (DIRECT/QUASI) replaced by [TYPE]; overlapping
-// regions merge and take the type of their first span (as workers.formats.tab.release_text).
+// regions merge and take the type of their first span (as sanitizer.formats.tab.release_text).
 export function releaseText(text, spans) {
   const masked = spans
     .filter((s) => s.identifier_type === "DIRECT" || s.identifier_type === "QUASI")

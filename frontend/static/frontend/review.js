@@ -120,7 +120,7 @@ function setMessage(text, kind = "") {
 
 async function adopt(unit, spans) {
   try {
-    const gold = await api("POST", `/ui/api/documents/${cfg.document_id}/gold/adopt/`, { span_ids: spans.map((s) => s.id), ...offsetsToServer({ start: unit.start, end: unit.end }, state.offsets) });
+    const gold = await api("POST", `/api/documents/${cfg.document_id}/gold/adopt/`, { span_ids: spans.map((s) => s.id), ...offsetsToServer({ start: unit.start, end: unit.end }, state.offsets) });
     replaceGold(gold);
     setMessage(`Adopted into gold (${spans.length} span${spans.length === 1 ? "" : "s"}).`, "ok");
   } catch (error) {
@@ -176,7 +176,7 @@ function renderDisplayOptions() {
 }
 
 async function reload() {
-  const doc = await api("GET", `/ui/api/documents/${cfg.document_id}/workspace/`);
+  const doc = await api("GET", `/api/documents/${cfg.document_id}/workspace/`);
   state.offsets = offsetMapper(doc.text);
   spansToView(doc, state.offsets);
   state.doc = doc;
@@ -187,7 +187,7 @@ async function reload() {
 
 async function loadAgreement() {
   try {
-    const summary = await api("GET", `/ui/api/documents/${cfg.document_id}/agreement/`);
+    const summary = await api("GET", `/api/documents/${cfg.document_id}/agreement/`);
     renderAgreement($("#agreement"), summary);
   } catch (error) {
     $("#agreement").textContent = error.message;
@@ -195,7 +195,7 @@ async function loadAgreement() {
 }
 
 async function main() {
-  const doc = await api("GET", `/ui/api/documents/${cfg.document_id}/workspace/`);
+  const doc = await api("GET", `/api/documents/${cfg.document_id}/workspace/`);
   state.offsets = offsetMapper(doc.text);
   spansToView(doc, state.offsets);
   state.doc = doc;
@@ -207,7 +207,7 @@ async function main() {
   $("#display").addEventListener("change", renderDoc);
   $("#complete").addEventListener("click", async () => {
     try {
-      const gold = await api("POST", `/ui/api/documents/${cfg.document_id}/gold/complete/`, { publish: true });
+      const gold = await api("POST", `/api/documents/${cfg.document_id}/gold/complete/`, { publish: true });
       replaceGold(gold);
       setMessage("Everyone agreed: gold set written and published.", "ok");
       loadAgreement();

@@ -1,0 +1,48 @@
+"""Privacy-enhanced entity recognizer (seed 001 §3.1, rule/gazetteer part) and masking baselines.
+
+Plain Python (no Django): ``build_recognizer(config).predict(text) -> list[EntitySpan]`` with the
+8 TAB categories; ``sanitize_documents`` turns predictions into TAB mask files.
+"""
+
+from sanitizer.recognizer.masking import (
+    MOST_SPECIFIC_LABELS,
+    apply_strategy,
+    mask_all,
+    mask_most_specific,
+    sanitize_documents,
+    sanitize_file,
+)
+from sanitizer.recognizer.overlap import OverlapPolicy, resolve_overlaps
+from sanitizer.recognizer.pipeline import (
+    ComponentSpec,
+    Recognizer,
+    RecognizerConfig,
+    build_recognizer,
+    is_legal_reference,
+)
+from sanitizer.recognizer.registry import (
+    component_registry,
+    masking_strategy,
+    recognizer_component,
+    strategy_registry,
+)
+
+__all__ = [
+    "MOST_SPECIFIC_LABELS",
+    "ComponentSpec",
+    "OverlapPolicy",
+    "Recognizer",
+    "RecognizerConfig",
+    "apply_strategy",
+    "build_recognizer",
+    "component_registry",
+    "is_legal_reference",
+    "mask_all",
+    "mask_most_specific",
+    "masking_strategy",
+    "recognizer_component",
+    "resolve_overlaps",
+    "sanitize_documents",
+    "sanitize_file",
+    "strategy_registry",
+]
