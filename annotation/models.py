@@ -10,6 +10,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from sanitizer.types import CONFIDENTIAL_STATUSES, IDENTIFIER_TYPES, SEMANTIC_TYPES
+
 # Document.meta key holding TAB's unknown top-level keys for export; imports refuse it.
 TAB_EXTRA_KEY = "_tab_extra"
 
@@ -20,30 +22,15 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
 
 
-class SemanticType(models.TextChoices):
-    PERSON = "PERSON"
-    CODE = "CODE"
-    LOC = "LOC"
-    ORG = "ORG"
-    DEM = "DEM"
-    DATETIME = "DATETIME"
-    QUANTITY = "QUANTITY"
-    MISC = "MISC"
+def _vocabulary(name: str, values: tuple[str, ...]) -> type[models.TextChoices]:
+    """Choices over one of the library's vocabularies (``sanitizer.types``), the single
+    list of these names; labels as Django derives them (``NO_MASK`` -> "No Mask")."""
+    return models.TextChoices(name, [(value, value) for value in values])  # type: ignore[call-overload]
 
 
-class IdentifierType(models.TextChoices):
-    DIRECT = "DIRECT"
-    QUASI = "QUASI"
-    NO_MASK = "NO_MASK"
-
-
-class ConfidentialStatus(models.TextChoices):
-    NOT_CONFIDENTIAL = "NOT_CONFIDENTIAL"
-    BELIEF = "BELIEF"
-    POLITICS = "POLITICS"
-    SEX = "SEX"
-    ETHNIC = "ETHNIC"
-    HEALTH = "HEALTH"
+SemanticType = _vocabulary("SemanticType", SEMANTIC_TYPES)
+IdentifierType = _vocabulary("IdentifierType", IDENTIFIER_TYPES)
+ConfidentialStatus = _vocabulary("ConfidentialStatus", CONFIDENTIAL_STATUSES)
 
 
 class Split(models.TextChoices):
@@ -198,7 +185,7 @@ class AnnotationSet(models.Model):
     source_name = models.CharField(max_length=255, blank=True)
     source_version = models.CharField(max_length=1000, blank=True)
     model_version = models.ForeignKey(
-        "jobs.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "ml.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     job = models.ForeignKey(
         "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -257,12 +244,12 @@ class Span(models.Model):
     text = models.TextField(help_text="Must equal document.text[start:end].")
     entity_type = models.CharField(max_length=16, choices=SemanticType.choices)
     identifier_type = models.CharField(
-        max_length=8, choices=IdentifierType.choices, default=IdentifierType.QUASI
+        max_length=8, choices=IdentifierType.choices, default="QUASI"
     )
     confidential_status = models.CharField(
         max_length=20,
         choices=ConfidentialStatus.choices,
-        default=ConfidentialStatus.NOT_CONFIDENTIAL,
+        default="NOT_CONFIDENTIAL",
     )
     entity_id = models.CharField(
         max_length=255, blank=True, help_text="Links co-referent mentions."

@@ -15,7 +15,8 @@ from typing import Any
 from rest_framework.exceptions import NotFound, PermissionDenied
 
 from annotation import selectors
-from annotation.models import AnnotationSet, Document, Project, Role, Span, SpanEvent
+from annotation.models import AnnotationSet, Document, Project, Role, Span
+from jobs.models import Job
 
 ANY_ROLE: frozenset[str] = frozenset(Role.values)
 REVIEWER_ROLES: frozenset[str] = frozenset({Role.REVIEWER, Role.ADMIN})
@@ -38,7 +39,7 @@ def require_role(*, role: str, allowed: Collection[str], action: str) -> None:
 def project_for_user(
     *, user: Any, project_id: int, roles: Collection[str] = ANY_ROLE, action: str = ""
 ) -> Project:
-    project = Project.objects.filter(pk=project_id).first()
+    project = selectors.project_get(project_id=project_id)
     role = role_or_404(user=user, project_id=project.pk if project else None)
     require_role(role=role, allowed=roles, action=action or "do this in the project")
     assert project is not None
@@ -48,14 +49,10 @@ def project_for_user(
 def document_for_user(
     *, user: Any, document_id: int, roles: Collection[str] = ANY_ROLE, action: str = ""
 ) -> Document:
-    document = Document.objects.select_related("project").filter(pk=document_id).first()
+    document = selectors.document_get(document_id=document_id)
     role = role_or_404(user=user, project_id=document.project.pk if document else None)
     assert document is not None
-    if (
-        not selectors.documents_for_user(user=user, project=document.project)
-        .filter(pk=document.pk)
-        .exists()
-    ):
+    if not selectors.document_visible(user=user, document=document):
         raise PermissionDenied("the document is not assigned to you")
     require_role(role=role, allowed=roles, action=action or "do this with the document")
     return document
@@ -64,11 +61,7 @@ def document_for_user(
 def annotation_set_for_user(*, user: Any, annotation_set_id: int) -> AnnotationSet:
     """A set the user may read: its document is visible and so is the set itself
     (annotators see other annotators' sets and the gold set only after publication)."""
-    annotation_set = (
-        AnnotationSet.objects.select_related("document__project", "annotator")
-        .filter(pk=annotation_set_id)
-        .first()
-    )
+    annotation_set = selectors.annotation_set_get(annotation_set_id=annotation_set_id)
     document_for_user(user=user, document_id=annotation_set.document.pk if annotation_set else 0)
     assert annotation_set is not None
     if not selectors.annotation_set_visible(user=user, annotation_set=annotation_set):
@@ -88,7 +81,7 @@ def ensure_editable(*, user: Any, annotation_set: AnnotationSet) -> None:
 
 
 def span_for_user(*, user: Any, span_id: int) -> Span:
-    span = Span.objects.select_related("annotation_set").filter(pk=span_id).first()
+    span = selectors.span_get(span_id=span_id)
     # The set check answers 404/403 exactly as for the set itself.
     annotation_set = annotation_set_for_user(
         user=user, annotation_set_id=span.annotation_set.pk if span else 0
@@ -100,14 +93,22 @@ def span_for_user(*, user: Any, span_id: int) -> Span:
 
 def span_history_set_for_user(*, user: Any, span_key: int) -> AnnotationSet:
     """The set a span belongs (or, once deleted, belonged) to, if the user may read it."""
-    set_id = (
-        Span.objects.filter(pk=span_key).values_list("annotation_set_id", flat=True).first()
-        or SpanEvent.objects.filter(span_key=span_key)
-        .values_list("annotation_set_id", flat=True)
-        .first()
-    )
+    set_id = selectors.span_history_set_id(span_key=span_key)
     return annotation_set_for_user(user=user, annotation_set_id=set_id or 0)
 
 
 def is_staff(user: Any) -> bool:
     return bool(user.is_authenticated and (user.is_staff or user.is_superuser))
+
+
+def job_for_user(*, user: Any, job_id: int, action: str) -> Job:
+    """A job of a project the user administers; jobs without a project are staff's."""
+    job = selectors.job_get(job_id=job_id)
+    if job is not None and job.project is None:
+        if not is_staff(user):
+            raise NotFound()
+        return job
+    role = role_or_404(user=user, project_id=job.project.pk if job and job.project else None)
+    require_role(role=role, allowed=ADMIN_ROLES, action=action)
+    assert job is not None
+    return job

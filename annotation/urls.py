@@ -3,98 +3,171 @@
 from django.urls import path
 from rest_framework.authtoken.views import obtain_auth_token
 
-from annotation import apis
+from annotation.apis import (
+    agreement,
+    annotation_sets,
+    documents,
+    exports,
+    jobs,
+    projects,
+    review,
+    spans,
+)
 
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
-    path("me/", apis.MeApi.as_view(), name="me"),
-    path("me/queue/", apis.MyQueueApi.as_view(), name="my-queue"),
+    path("me/", projects.MeApi.as_view(), name="me"),
+    path("me/queue/", documents.MyQueueApi.as_view(), name="my-queue"),
     # projects and members
-    path("projects/", apis.ProjectListApi.as_view(), name="project-list"),
-    path("projects/create/", apis.ProjectCreateApi.as_view(), name="project-create"),
-    path("projects/<int:project_id>/", apis.ProjectDetailApi.as_view(), name="project-detail"),
+    path("projects/", projects.ProjectListApi.as_view(), name="project-list"),
+    path("projects/create/", projects.ProjectCreateApi.as_view(), name="project-create"),
+    path("projects/<int:project_id>/", projects.ProjectDetailApi.as_view(), name="project-detail"),
     path(
         "projects/<int:project_id>/update/",
-        apis.ProjectUpdateApi.as_view(),
+        projects.ProjectUpdateApi.as_view(),
         name="project-update",
     ),
-    path("projects/<int:project_id>/members/", apis.MemberListApi.as_view(), name="member-list"),
-    path("projects/<int:project_id>/members/add/", apis.MemberAddApi.as_view(), name="member-add"),
+    path(
+        "projects/<int:project_id>/members/",
+        projects.MemberListApi.as_view(),
+        name="member-list",
+    ),
+    path(
+        "projects/<int:project_id>/members/add/",
+        projects.MemberAddApi.as_view(),
+        name="member-add",
+    ),
     path(
         "projects/<int:project_id>/members/<int:user_id>/update/",
-        apis.MemberUpdateApi.as_view(),
+        projects.MemberUpdateApi.as_view(),
         name="member-update",
     ),
     path(
         "projects/<int:project_id>/members/<int:user_id>/delete/",
-        apis.MemberDeleteApi.as_view(),
+        projects.MemberDeleteApi.as_view(),
         name="member-delete",
+    ),
+    path(
+        "projects/<int:project_id>/agreement/",
+        agreement.ProjectAgreementApi.as_view(),
+        name="project-agreement",
     ),
     # documents
     path(
         "projects/<int:project_id>/documents/",
-        apis.DocumentListApi.as_view(),
+        documents.DocumentListApi.as_view(),
         name="document-list",
     ),
     path(
         "projects/<int:project_id>/assignments/create/",
-        apis.AssignmentCreateApi.as_view(),
+        documents.AssignmentCreateApi.as_view(),
         name="assignment-create",
     ),
     path(
-        "projects/<int:project_id>/export/", apis.ProjectExportApi.as_view(), name="project-export"
+        "projects/<int:project_id>/export/",
+        exports.ProjectExportApi.as_view(),
+        name="project-export",
     ),
-    path("documents/<int:document_id>/", apis.DocumentDetailApi.as_view(), name="document-detail"),
+    path(
+        "documents/<int:document_id>/",
+        documents.DocumentDetailApi.as_view(),
+        name="document-detail",
+    ),
     path(
         "documents/<int:document_id>/update/",
-        apis.DocumentUpdateApi.as_view(),
+        documents.DocumentUpdateApi.as_view(),
         name="document-update",
+    ),
+    path(
+        "documents/<int:document_id>/release/",
+        documents.DocumentReleaseApi.as_view(),
+        name="document-release",
+    ),
+    path(
+        "documents/<int:document_id>/workspace/",
+        annotation_sets.DocumentWorkspaceApi.as_view(),
+        name="document-workspace",
+    ),
+    path(
+        "documents/<int:document_id>/agreement/",
+        agreement.DocumentAgreementApi.as_view(),
+        name="document-agreement",
     ),
     # annotation sets
     path(
         "documents/<int:document_id>/annotation-sets/",
-        apis.AnnotationSetListApi.as_view(),
+        annotation_sets.AnnotationSetListApi.as_view(),
         name="annotation-set-list",
     ),
     path(
         "documents/<int:document_id>/annotation-sets/mine/",
-        apis.MyAnnotationSetApi.as_view(),
+        annotation_sets.MyAnnotationSetApi.as_view(),
         name="annotation-set-mine",
-    ),
-    path("documents/<int:document_id>/gold/", apis.GoldSetApi.as_view(), name="gold-set"),
-    path(
-        "documents/<int:document_id>/gold/publish/",
-        apis.GoldPublishApi.as_view(),
-        name="gold-publish",
     ),
     path(
         "annotation-sets/<int:annotation_set_id>/",
-        apis.AnnotationSetDetailApi.as_view(),
+        annotation_sets.AnnotationSetDetailApi.as_view(),
         name="annotation-set-detail",
     ),
     path(
         "annotation-sets/<int:annotation_set_id>/submit/",
-        apis.AnnotationSetSubmitApi.as_view(),
+        annotation_sets.AnnotationSetSubmitApi.as_view(),
         name="annotation-set-submit",
     ),
     path(
         "annotation-sets/<int:annotation_set_id>/events/",
-        apis.AnnotationSetEventListApi.as_view(),
+        spans.AnnotationSetEventListApi.as_view(),
         name="annotation-set-events",
     ),
     path(
         "annotation-sets/<int:annotation_set_id>/entity-decision/",
-        apis.EntityDecisionApi.as_view(),
+        annotation_sets.EntityDecisionApi.as_view(),
         name="entity-decision",
+    ),
+    path(
+        "annotation-sets/<int:annotation_set_id>/rejections/",
+        annotation_sets.SuggestionRejectApi.as_view(),
+        name="suggestion-reject",
+    ),
+    # review
+    path("documents/<int:document_id>/gold/", review.GoldSetApi.as_view(), name="gold-set"),
+    path(
+        "documents/<int:document_id>/gold/publish/",
+        review.GoldPublishApi.as_view(),
+        name="gold-publish",
+    ),
+    path(
+        "documents/<int:document_id>/gold/adopt/",
+        review.GoldAdoptApi.as_view(),
+        name="gold-adopt",
+    ),
+    path(
+        "documents/<int:document_id>/gold/complete/",
+        review.GoldCompleteApi.as_view(),
+        name="gold-complete",
     ),
     # spans
     path(
         "annotation-sets/<int:annotation_set_id>/spans/create/",
-        apis.SpanCreateApi.as_view(),
+        spans.SpanCreateApi.as_view(),
         name="span-create",
     ),
-    path("spans/<int:span_id>/", apis.SpanDetailApi.as_view(), name="span-detail"),
-    path("spans/<int:span_id>/update/", apis.SpanUpdateApi.as_view(), name="span-update"),
-    path("spans/<int:span_id>/delete/", apis.SpanDeleteApi.as_view(), name="span-delete"),
-    path("spans/<int:span_id>/events/", apis.SpanEventListApi.as_view(), name="span-events"),
+    path("spans/<int:span_id>/", spans.SpanDetailApi.as_view(), name="span-detail"),
+    path("spans/<int:span_id>/update/", spans.SpanUpdateApi.as_view(), name="span-update"),
+    path("spans/<int:span_id>/delete/", spans.SpanDeleteApi.as_view(), name="span-delete"),
+    path("spans/<int:span_id>/events/", spans.SpanEventListApi.as_view(), name="span-events"),
+    # jobs and imports
+    path("jobs/", jobs.JobListApi.as_view(), name="job-list"),
+    path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="job-cancel"),
+    path(
+        "projects/<int:project_id>/jobs/create/",
+        jobs.JobCreateApi.as_view(),
+        name="job-create",
+    ),
+    path(
+        "projects/<int:project_id>/import/",
+        jobs.ImportApi.as_view(),
+        name="project-import",
+    ),
 ]

@@ -35,6 +35,7 @@ import regex
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sanitizer.metrics import Prf
 from sanitizer.recognizer import build_recognizer
 from sanitizer.recognizer.base import DEFAULT_SPACY_MODEL, load_spacy
 
@@ -84,9 +85,8 @@ def token_scores(
             n_gold += is_gold
             n_pred += is_pred
             tp += is_gold and is_pred
-    precision = tp / n_pred if n_pred else 0.0
-    recall = tp / n_gold if n_gold else 0.0
-    return precision, recall
+    scores = Prf.from_counts(tp, n_pred, n_gold)
+    return scores.precision, scores.recall
 
 
 def recognizer_detector(model: str) -> Detector:

@@ -114,15 +114,10 @@ def main(argv: list[str] | None = None) -> None:
         # The adversary's KB for the unseen people: the labelling KB plus their profiles.
         full_index = build_index([*read_jsonl_profiles(ds.kb_path), *unseen_people])
         full_gaz = Gazetteer.from_terms(full_index.terms)
+        # The Algorithm 1 settings every labelling below shares.
+        algorithm = {"k": args.k, "max_arity": args.max_arity, "selection": args.selection}
         unseen_examples, unseen_gold = distant_examples(
-            unseen,
-            full_index,
-            full_gaz,
-            args.k,
-            args.max_arity,
-            args.selection,
-            args.seed,
-            span_policy=args.span_policy,
+            unseen, full_index, full_gaz, **algorithm, seed=args.seed, span_policy=args.span_policy
         )
         prep_s = time.perf_counter() - t0
         print(
@@ -152,14 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.model_dir:
             model_dir = args.model_dir
             _dev_examples, dev_gold = distant_examples(
-                dev_docs,
-                index,
-                gaz,
-                args.k,
-                args.max_arity,
-                args.selection,
-                args.seed,
-                span_policy=args.span_policy,
+                dev_docs, index, gaz, **algorithm, seed=args.seed, span_policy=args.span_policy
             )
             print(f"evaluating the saved model {model_dir} (no training)")
         else:
@@ -170,11 +158,9 @@ def main(argv: list[str] | None = None) -> None:
                 dev_docs,
                 index,
                 gaz,
-                args.k,
-                args.max_arity,
-                args.selection,
-                work / "model",
-                progress,
+                **algorithm,
+                output_dir=work / "model",
+                progress=progress,
                 seed=args.seed,
                 span_policy=args.span_policy,
             )

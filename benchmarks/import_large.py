@@ -56,7 +56,7 @@ def peak_rss_mib() -> float:
 
 def child(path: Path, keep: bool) -> dict[str, Any]:
     """Import ``path`` in this process and report; runs in a child of the main run."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings.local")
     os.environ.setdefault("SANITIZER_DEMO", "1")  # a throw-away secret key is fine here
     sys.path.insert(0, str(REPO_ROOT))
     import django

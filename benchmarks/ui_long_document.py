@@ -64,7 +64,7 @@ def _setup_django(var_dir: Path) -> None:
     os.environ["SANITIZER_VAR_DIR"] = str(var_dir)
     os.environ["DATABASE_URL"] = f"sqlite:///{var_dir / 'bench.sqlite3'}"
     os.environ["SANITIZER_DEMO"] = "1"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings.local")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     import django
 
@@ -145,8 +145,8 @@ def _serve() -> tuple[str, object]:
 KEYSTROKE_JS = """
 async (key) => {
   const editor = window.__editor;
-  const sel = editor.state.selected;
-  const seg = editor.state.view.elements(sel)[0];
+  const sel = editor.store.selected;
+  const seg = editor.view.elements(sel)[0];
   const want = key === 'q' ? 'i-QUASI' : 'i-NO_MASK';
   const t0 = performance.now();
   document.body.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
@@ -193,8 +193,8 @@ def main() -> None:
                     / 1000
                 )
             counts = page.evaluate(
-                "() => ({chars: window.__editor.state.doc.text.length,"
-                " spans: window.__editor.state.spans.size,"
+                "() => ({chars: window.__editor.doc.text.length,"
+                " spans: window.__editor.store.size,"
                 " segments: document.querySelectorAll('#doc .seg').length})"
             )
             page.keyboard.press("j")

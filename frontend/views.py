@@ -7,104 +7,141 @@ pages check the same visibility rules as the API (404 outside the user's project
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import PermissionDenied as DrfPermissionDenied
 
+from annotation import permissions
 from annotation.models import (
-    AnnotationSet,
+    ConfidentialStatus,
     Document,
     IdentifierType,
     Project,
     Role,
     SemanticType,
-    SetKind,
+    Span,
 )
-from annotation.selectors import (
-    annotator_queue,
-    documents_for_user,
-    project_role,
-    projects_for_user,
-)
+from annotation.selectors import home_projects, project_document_table
+from sanitizer.kanon.algorithm import selection_functions
+from sanitizer.recognizer import strategy_registry
 
 REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
-MY_STATUS_LABELS = {
-    "new": "Not started",
-    "in_progress": "In progress",
-    "submitted": "Submitted",
-    "reviewed": "Reviewed",
-}
+
+
+def _page_access(check: Callable[[], Any]) -> Any:
+    """Run an API permission check for a page: the same rules, as page answers."""
+    try:
+        return check()
+    except NotFound as exc:
+        raise Http404("not found") from exc
+    except DrfPermissionDenied as exc:
+        raise PermissionDenied(str(exc.detail)) from exc
 
 
 def _project(user: Any, project_id: int, roles: tuple[str, ...]) -> tuple[Project, str]:
-    project = Project.objects.filter(pk=project_id).first()
-    role = project_role(user=user, project=project_id) if project else None
-    if project is None or role is None:
-        raise Http404("no such project")
-    if role not in roles:
-        raise PermissionDenied(f"your role ({role}) may not open this page")
-    return project, role
+    project = _page_access(
+        lambda: permissions.project_for_user(
+            user=user, project_id=project_id, roles=roles, action="open this page"
+        )
+    )
+    return project, _page_access(lambda: permissions.role_or_404(user=user, project_id=project_id))
 
 
 def _document(user: Any, document_id: int, roles: tuple[str, ...]) -> tuple[Document, str]:
-    document = Document.objects.select_related("project").filter(pk=document_id).first()
-    role = project_role(user=user, project=document.project_id) if document else None
-    if document is None or role is None:
-        raise Http404("no such document")
-    if not documents_for_user(user=user, project=document.project).filter(pk=document.pk).exists():
-        raise PermissionDenied("the document is not assigned to you")
-    if role not in roles:
-        raise PermissionDenied(f"your role ({role}) may not open this page")
+    document = _page_access(
+        lambda: permissions.document_for_user(
+            user=user, document_id=document_id, roles=roles, action="open this page"
+        )
+    )
+    role = _page_access(lambda: permissions.role_or_404(user=user, project_id=document.project_id))
     return document, role
 
 
-def _labels() -> dict[str, Any]:
-    return {"entity_types": SemanticType.values, "identifier_types": IdentifierType.values}
+# The editor's shortcut letters, by type (editor/keyboard.js binds them, annotate.html
+# lists them). A type without a letter is still offered in the span panel.
+ENTITY_TYPE_KEYS = {
+    "PERSON": "p",
+    "CODE": "c",
+    "LOC": "l",
+    "ORG": "o",
+    "DEM": "e",
+    "DATETIME": "t",
+    "QUANTITY": "u",
+    "MISC": "i",
+}
+# A digit and a letter per decision; Shift+letter decides for every mention of the entity.
+IDENTIFIER_TYPE_KEYS = {"DIRECT": ("1", "d"), "QUASI": ("2", "q"), "NO_MASK": ("3", "x")}
+
+
+def _vocabulary() -> dict[str, Any]:
+    """The span vocabulary of the pages (the API's choices) with the editor's keys, and
+    the values a new span starts with."""
+    identifier_types = []
+    for name in IdentifierType.values:
+        keys = IDENTIFIER_TYPE_KEYS.get(name, ())
+        letters = [key for key in keys if key.isalpha()]
+        identifier_types.append(
+            {"name": name, "keys": list(keys), "entity_key": letters[0].upper() if letters else ""}
+        )
+    return {
+        "entity_types": [
+            {"name": name, "key": ENTITY_TYPE_KEYS.get(name, "")} for name in SemanticType.values
+        ],
+        "identifier_types": identifier_types,
+        "defaults": {
+            "entity_type": SemanticType.values[0],
+            "identifier_type": Span._meta.get_field("identifier_type").default,
+            "confidential_status": ConfidentialStatus.values[0],
+        },
+    }
+
+
+def _key_help(vocabulary: dict[str, Any]) -> dict[str, str]:
+    """The editor's key list (annotate.html) drawn from the same table as the keys."""
+    decisions = vocabulary["identifier_types"]
+    types = [t for t in vocabulary["entity_types"] if t["key"]]
+    digits = " ".join(k for t in decisions for k in t["keys"] if not k.isalpha())
+    letters = " ".join(k for t in decisions for k in t["keys"] if k.isalpha())
+    entity_letters = " / ".join(t["entity_key"] for t in decisions if t["entity_key"])
+    return {
+        "decision_keys": f"{digits} or {letters}" if digits and letters else digits or letters,
+        "decisions": " / ".join(t["name"] for t in decisions),
+        "entity_decision_keys": f"Shift+{entity_letters}",
+        "type_keys": " ".join(t["key"] for t in types),
+        "types": " ".join(t["name"] for t in types),
+    }
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    user: Any = request.user
-    projects = []
-    for project in projects_for_user(user=user):
-        role = project_role(user=user, project=project)
-        documents: Any
-        if role == Role.ANNOTATOR:
-            documents = list(annotator_queue(user=user, project=project))
-            own = dict(
-                AnnotationSet.objects.filter(
-                    annotator=user, kind=SetKind.HUMAN, document__in=documents
-                ).values_list("document_id", "status")
-            )
-            for document in documents:
-                # The annotator's own progress, not the document's (others may be done).
-                status = own.get(document.pk, "new")
-                setattr(document, "my_status", status)  # noqa: B010
-                setattr(document, "my_status_label", MY_STATUS_LABELS.get(status, ""))  # noqa: B010
-        else:
-            documents = documents_for_user(user=user, project=project)
-        projects.append({"project": project, "role": role, "documents": documents})
-    return render(request, "frontend/home.html", {"projects": projects})
+    return render(request, "frontend/home.html", {"projects": home_projects(user=request.user)})
 
 
 @login_required
 def document_annotate(request: HttpRequest, document_id: int) -> HttpResponse:
     document, role = _document(request.user, document_id, tuple(Role.values))
+    vocabulary = _vocabulary()
     config = {
         "document_id": document.pk,
         "project_id": document.project_id,
         "role": role,
         "user": request.user.get_username(),
-        **_labels(),
+        **vocabulary,
     }
-    return render(
-        request,
-        "frontend/annotate.html",
-        {"document": document, "role": role, "config": config},
-    )
+    context = {
+        "document": document,
+        "role": role,
+        "config": config,
+        "identifier_types": vocabulary["identifier_types"],
+        "keys": _key_help(vocabulary),
+    }
+    return render(request, "frontend/annotate.html", context)
 
 
 @login_required
@@ -114,7 +151,7 @@ def document_review(request: HttpRequest, document_id: int) -> HttpResponse:
         "document_id": document.pk,
         "project_id": document.project_id,
         "role": role,
-        **_labels(),
+        **_vocabulary(),
     }
     return render(
         request, "frontend/review.html", {"document": document, "role": role, "config": config}
@@ -134,22 +171,17 @@ def project_agreement(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 def project_admin(request: HttpRequest, project_id: int) -> HttpResponse:
     project, role = _project(request.user, project_id, (Role.ADMIN,))
-    documents = [
-        {
-            "id": d.pk,
-            "external_id": d.external_id,
-            "status": d.status,
-            "assignees": sorted(a.user.get_username() for a in d.assignments.all()),
-        }
-        for d in project.documents.prefetch_related("assignments__user").order_by("position", "id")
-    ]
+    documents = project_document_table(project=project)
     config = {
         "project_id": project.pk,
         "roles": Role.values,
         "documents": documents,
+        # Registry choices: a newly registered strategy or function appears here unedited.
+        "masking_strategies": strategy_registry.names(),
+        "selection_functions": selection_functions.names(),
     }
     return render(
         request,
         "frontend/project_admin.html",
-        {"project": project, "role": role, "config": config},
+        {"project": project, "role": role, "config": config, "roles": Role.choices},
     )

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from jobs.models import Job, ModelVersion
+from jobs.models import Job
 
 
 @admin.register(Job)
@@ -15,9 +15,3 @@ class JobAdmin(admin.ModelAdmin):
         "created_at",
     )
     list_filter = ("kind", "status")
-
-
-@admin.register(ModelVersion)
-class ModelVersionAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "name", "version", "is_active", "created_at")
-    list_filter = ("kind", "is_active")

@@ -6,13 +6,9 @@ shared (visible to every project, managed by staff). Outsiders get 404.
 
 from __future__ import annotations
 
-import uuid
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db.models import Q
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -21,12 +17,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import permissions
-from annotation.apis import BaseApi, BaseListApi, current_user, parse
+from annotation.apis.jobs import JobOutputSerializer
 from annotation.permissions import ADMIN_ROLES
-from annotation.selectors import projects_for_user
-from jobs.apis import JobOutputSerializer
-from knowledge.models import KbFormat, KbStatus, KnowledgeBase
-from knowledge.services import SELECTIONS, distant_label_start, knowledge_base_create
+from common.apis import BaseApi, BaseListApi, current_user, parse
+from common.uploads import upload_save
+from knowledge.models import KbFormat, KbStatus
+from knowledge.selectors import (
+    knowledge_base_for_project,
+    knowledge_base_for_user,
+    knowledge_bases_for_user,
+)
+from knowledge.services import distant_label_start, knowledge_base_create
+from sanitizer.kanon.algorithm import selection_functions
 
 _SUFFIX = {KbFormat.JSONL: ".jsonl", KbFormat.WIKIDATA: ".json"}
 
@@ -46,12 +48,6 @@ class KnowledgeBaseOutputSerializer(serializers.Serializer):
     built_at = serializers.DateTimeField(allow_null=True)
 
 
-def _visible_knowledge_bases(user: Any) -> Any:
-    return KnowledgeBase.objects.filter(
-        Q(project__in=projects_for_user(user=user)) | Q(project__isnull=True)
-    )
-
-
 class KnowledgeBaseListApi(BaseListApi):
     class FilterSerializer(serializers.Serializer):
         project = serializers.IntegerField(required=False)
@@ -64,17 +60,18 @@ class KnowledgeBaseListApi(BaseListApi):
     def get(self, request: Request) -> Response:
         user = current_user(request)
         filters = parse(self.FilterSerializer, request.query_params)
-        qs = _visible_knowledge_bases(user)
         if "project" in filters:
             permissions.role_or_404(user=user, project_id=filters["project"])
-            qs = qs.filter(Q(project_id=filters["project"]) | Q(project__isnull=True))
+        qs = knowledge_bases_for_user(user=user, project_id=filters.get("project"))
         return self.paginated(request, qs, KnowledgeBaseOutputSerializer)
 
 
 class KnowledgeBaseDetailApi(BaseApi):
     @extend_schema(responses=KnowledgeBaseOutputSerializer, summary="One knowledge base")
     def get(self, request: Request, knowledge_base_id: int) -> Response:
-        kb = _visible_knowledge_bases(current_user(request)).filter(pk=knowledge_base_id).first()
+        kb = knowledge_base_for_user(
+            user=current_user(request), knowledge_base_id=knowledge_base_id
+        )
         if kb is None:
             raise NotFound()
         return Response(KnowledgeBaseOutputSerializer(kb).data)
@@ -108,12 +105,7 @@ class KnowledgeBaseUploadApi(BaseApi):
         )
         data = parse(self.InputSerializer, request.data)
         upload: UploadedFile = data["file"]
-        folder = Path(settings.UPLOAD_DIR) / "knowledge"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{uuid.uuid4().hex}{_SUFFIX[data['format']]}"
-        with path.open("wb") as out:
-            for chunk in upload.chunks():
-                out.write(chunk)
+        path = upload_save(upload=upload, suffix=_SUFFIX[data["format"]], subdir="knowledge")
         params: dict[str, Any] = {k: data[k] for k in ("max_df", "language") if k in data}
         kb = knowledge_base_create(
             name=data["name"],
@@ -132,8 +124,16 @@ class DistantLabelStartApi(BaseApi):
         knowledge_base = serializers.IntegerField()
         k = serializers.IntegerField(required=False, min_value=1, help_text="Default: project k")
         max_arity = serializers.IntegerField(default=3, min_value=1, max_value=6)
-        selection = serializers.ChoiceField(choices=SELECTIONS, default="greedy")
+        # Any registered selection function: checked per request, so one registered
+        # after this module was imported is accepted too.
+        selection = serializers.CharField(default="greedy")
         seed = serializers.IntegerField(default=0)
+
+        def validate_selection(self, value: str) -> str:
+            if value not in selection_functions:
+                names = ", ".join(selection_functions.names())
+                raise serializers.ValidationError(f"must be one of {names}")
+            return value
 
     @extend_schema(
         request=InputSerializer,
@@ -146,11 +146,7 @@ class DistantLabelStartApi(BaseApi):
             user=user, project_id=project_id, roles=ADMIN_ROLES, action="start jobs"
         )
         data = parse(self.InputSerializer, request.data)
-        kb = (
-            KnowledgeBase.objects.filter(Q(project=project) | Q(project__isnull=True))
-            .filter(pk=data["knowledge_base"])
-            .first()
-        )
+        kb = knowledge_base_for_project(project=project, knowledge_base_id=data["knowledge_base"])
         if kb is None:
             raise serializers.ValidationError({"knowledge_base": "no such knowledge base here"})
         if kb.status != KbStatus.READY:

@@ -9,23 +9,29 @@ from __future__ import annotations
 import functools
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
-from annotation.models import Project, SetKind, SetSource
-from annotation.preannotation import recognizer_load, type_from_overlap
-from annotation.services import machine_set_create
-from jobs.models import Job, JobKind
+from annotation.models import Document, Project, SetSource
+from annotation.services import ProgressCallback, machine_run_store
+from jobs.models import Job
 from jobs.services import job_create
 from knowledge.models import KbFormat, KbStatus, KnowledgeBase
+from knowledge.validators import DISTANT_LABEL, KB_IMPORT
+from ml.loading import recognizer_load, type_from_overlap
+from ml.models import ModelKind
+from ml.selectors import training_documents
+from ml.services.model_versions import trained_model_register
+from ml.services.training import TRAINING_PARAM_KEYS
+from sanitizer.kanon.algorithm import selection_functions
+from sanitizer.types import EntitySpan
 
-ProgressCallback = Callable[[int, int, str], None]
-SELECTIONS = ("greedy", "random")
 DISTANT_SOURCE_NAME = "distant-labelling"
 
 
@@ -62,7 +68,7 @@ def knowledge_base_create(
         kb.index_dir = str(Path(settings.MODEL_DIR) / "knowledge" / f"kb-{kb.pk}")
         if background:
             kb.job = job_create(
-                kind=JobKind.KB_IMPORT,
+                kind=KB_IMPORT,
                 params={"knowledge_base_id": kb.pk},
                 project=project,
                 created_by=created_by,
@@ -145,8 +151,8 @@ def distant_label_project(
 
     if knowledge_base.status != KbStatus.READY:
         raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}")
+    if selection not in selection_functions:
+        raise ValueError(f"selection must be one of {selection_functions.names()}")
     index, gazetteer = _load_index(knowledge_base.index_dir, str(knowledge_base.built_at))
     recognizer = None
     if type_with_recognizer:
@@ -163,48 +169,50 @@ def distant_label_project(
         f"kb{knowledge_base.pk}@{knowledge_base.built_at:%Y%m%dT%H%M%S}"
         f"|k={k}|arity={max_arity}|{selection}|seed={seed}"
     )
-    documents = project.documents.order_by("position", "id")
-    if job is not None:
-        documents = documents.exclude(
-            annotation_sets__kind=SetKind.MACHINE, annotation_sets__job=job
-        )
-    todo = list(documents.only("id", "text", "external_id"))
-    total = len(todo)
-    if progress:
-        progress(0, total, f"labelling {total} documents against {knowledge_base} with k={k}")
-    masked_spans = 0
+    explanations: dict[int, Any] = {}
     masked_terms = 0
-    for i, document in enumerate(todo, start=1):
-        labels = label_document(
-            document.text,
-            index,
-            gazetteer,
-            k=k,
-            max_arity=max_arity,
-            selection=selection,
-            seed=seed,
-            doc_id=document.external_id,
-        )
-        spans = labels.entity_spans(document.text)
-        if recognizer is not None and spans:
-            spans = type_from_overlap(spans, recognizer.predict_batch([document.text])[0])
-        machine_set_create(
-            document=document,
-            source=SetSource.DISTANT,
-            source_name=DISTANT_SOURCE_NAME,
-            source_version=version,
-            spans=spans,
-            parameters={**parameters, "explanation": labels.explain_json()},
-            job=job,
-            created_by=job.created_by if job is not None else None,
-        )
-        masked_spans += len(spans)
-        masked_terms += len(labels.explanations)
-        if progress:
-            progress(i, total, "")
+
+    def label_batch(documents: Sequence[Document]) -> list[list[EntitySpan]]:
+        nonlocal masked_terms
+        out = []
+        for document in documents:
+            labels = label_document(
+                document.text,
+                index,
+                gazetteer,
+                k=k,
+                max_arity=max_arity,
+                selection=selection,
+                seed=seed,
+                doc_id=document.external_id,
+            )
+            spans = labels.entity_spans(document.text)
+            if recognizer is not None and spans:
+                spans = type_from_overlap(spans, recognizer.predict_batch([document.text])[0])
+            explanations[document.pk] = labels.explain_json()
+            masked_terms += len(labels.explanations)
+            out.append(spans)
+        return out
+
+    summary = machine_run_store(
+        project=project,
+        source=SetSource.DISTANT,
+        source_name=DISTANT_SOURCE_NAME,
+        source_version=version,
+        label_batch=label_batch,
+        parameters=parameters,
+        job=job,
+        # One document at a time: labelling a document can take seconds.
+        batch_size=1,
+        progress=progress,
+        start_message=lambda total, skipped: (
+            f"labelling {total} documents against {knowledge_base} with k={k}"
+        ),
+        document_parameters=lambda document: {"explanation": explanations.pop(document.pk)},
+    )
     return {
-        "documents": total,
-        "masked_spans": masked_spans,
+        "documents": summary.documents,
+        "masked_spans": summary.spans,
         "masked_terms": masked_terms,
         "version": version,
         **parameters,
@@ -222,7 +230,7 @@ def distant_label_start(
     created_by: Any = None,
 ) -> Job:
     return job_create(
-        kind=JobKind.DISTANT_LABEL,
+        kind=DISTANT_LABEL,
         params={
             "knowledge_base_id": knowledge_base.pk,
             "k": k or project.k_anonymity,
@@ -248,25 +256,17 @@ def masker_train(
 
     Seed 000 §3.3: Algorithm 1's masks become B-MASK/I-MASK/O training data, so the
     model learns to mask what the adversary's knowledge would expose, also for people
-    outside the knowledge base. ``test`` documents are never used; ``dev`` documents
-    (or every tenth document) drive early stopping. Registers a MASKER ModelVersion.
+    outside the knowledge base. The documents and the held-out ones are those of
+    ``ml.selectors.training_documents``. Registers a MASKER ModelVersion.
     """
-    from django.utils.text import slugify
-
-    from jobs.models import ModelKind
-    from jobs.services import model_version_create
-    from jobs.training import TRAINING_PARAM_KEYS
     from sanitizer.kanon.masker import masker_config, train_masker
 
     if knowledge_base.status != KbStatus.READY:
         raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")
-    docs = list(project.documents.exclude(split="test").order_by("position", "id"))
-    has_dev = any(d.split == "dev" for d in docs)
     train_docs: list[dict[str, str]] = []
     dev_docs: list[dict[str, str]] = []
-    for i, document in enumerate(docs):
+    for document, is_dev in training_documents(project=project):
         record = {"doc_id": document.external_id, "text": document.text}
-        is_dev = document.split == "dev" if has_dev else i % 10 == 9
         (dev_docs if is_dev else train_docs).append(record)
     if not train_docs:
         raise ValueError("the project has no documents to train on")
@@ -291,13 +291,10 @@ def masker_train(
         progress,
         seed=int(params.get("seed", 0)),
     )
-    training = result.training
-    return model_version_create(
+    return trained_model_register(
         kind=ModelKind.MASKER,
         name=name,
-        version=training.model_version,
-        artefact_path=str(Path(training.output_dir).resolve()),
-        base_model=training.base_model,
+        result=result.training,
         config={**config.to_dict(), "k": k, "max_arity": max_arity, "selection": selection},
         training_summary={
             "knowledge_base_id": knowledge_base.pk,
@@ -305,11 +302,7 @@ def masker_train(
             "dev_documents": len(dev_docs),
             "train_masks_per_doc": result.train_stats.masks_per_doc,
             "dev_masks_per_doc": result.dev_stats.masks_per_doc,
-            "epochs_run": training.epochs_run,
-            "steps": training.steps,
-            "duration_seconds": training.duration_seconds,
         },
-        metrics=training.metrics,
         project=project,
         job=job,
         created_by=created_by,

@@ -8,11 +8,25 @@ the same task also runs on a CPU-only worker listening on ``gpu``).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
 from kombu import Queue
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings.local")
+
+
+def route_by_job_kind(name: str, *args: Any, **kwargs: Any) -> dict[str, str] | None:
+    """Route a task to the queue the job-kind table gives it (``workers.kinds``).
+
+    Looked up when a task is sent, not here: the table imports the apps, which can
+    only be imported once Django has loaded them.
+    """
+    from workers.kinds import task_queues
+
+    queue = task_queues().get(name)
+    return {"queue": queue} if queue else None
+
 
 app = Celery("sanitizer_app")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -23,14 +37,7 @@ app.conf.update(
     task_default_queue="cpu",
     task_queues=(Queue("cpu"), Queue("gpu")),
     # Model training and inference go to gpu workers; parsing, indexing, solving to cpu.
-    task_routes={
-        "sanitizer.import_documents": {"queue": "cpu"},
-        "sanitizer.kb_build": {"queue": "cpu"},
-        "sanitizer.distant_label": {"queue": "cpu"},
-        "sanitizer.preannotate": {"queue": "gpu"},
-        "sanitizer.train_recognizer": {"queue": "gpu"},
-        "sanitizer.train_masker": {"queue": "gpu"},
-    },
+    task_routes=(route_by_job_kind,),
     task_acks_late=True,
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,

@@ -9,7 +9,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("annotation.urls")),
-    path("api/", include("jobs.urls")),
+    path("api/", include("ml.urls")),
     path("api/", include("knowledge.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("frontend.urls")),

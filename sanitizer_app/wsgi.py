@@ -1,7 +1,8 @@
 """WSGI entry point (gunicorn sanitizer_app.wsgi).
 
-Refuses to serve without a ``SECRET_KEY`` from the environment (sessions and CSRF
-tokens are signed with it), except in DEBUG or demo runs.
+Production settings unless ``DJANGO_SETTINGS_MODULE`` names others (the demo runs
+it with ``local``). Refuses to serve without a ``SECRET_KEY`` from the environment
+(sessions and CSRF tokens are signed with it), except in DEBUG or demo runs.
 """
 
 import os
@@ -9,7 +10,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sanitizer_app.settings.production")
 application = get_wsgi_application()
 
 from django.conf import settings  # noqa: E402  (configured by the line above)

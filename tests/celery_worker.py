@@ -177,13 +177,12 @@ def run_celery_worker(
         "DATABASE_URL": database_url(database),
         "CELERY_BROKER_URL": broker_url,
         "SECRET_KEY": "celery-worker-test-only",
-        "DJANGO_SETTINGS_MODULE": "sanitizer_app.settings",
+        "DJANGO_SETTINGS_MODULE": "sanitizer_app.settings.local",
         # Close connections after each task so the test can truncate tables between tests.
         "DB_CONN_MAX_AGE": "0",
         "PYTHONPATH": str(REPO_ROOT),
         "LOG_LEVEL": "INFO",
     }
-    env.pop("SANITIZER_TESTING", None)
     command = [
         sys.executable, "-m", "celery", "-A", "sanitizer_app", "worker",
         "-Q", queues, "--pool=solo", "-c", "1", "--loglevel=INFO",

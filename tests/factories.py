@@ -17,7 +17,8 @@ from annotation.models import (
     SetSource,
     Span,
 )
-from jobs.models import Job, JobKind, ModelKind, ModelVersion
+from jobs.models import Job
+from ml.models import ModelKind, ModelVersion
 
 SAMPLE_TEXT = (
     "The applicant, Mr Galip Yalman, was born in 1945 and lives in Ankara. "
@@ -101,7 +102,7 @@ class JobFactory(factory.django.DjangoModelFactory[Job]):
     class Meta:
         model = Job
 
-    kind = JobKind.IMPORT
+    kind = "import"
     project = factory.SubFactory(ProjectFactory)
     params = factory.LazyFunction(dict)
 

@@ -22,10 +22,12 @@ TAB_KEYS = {
 }
 
 
-def _manage(*args: str) -> subprocess.CompletedProcess[str]:
+def _manage(*args: str, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DATABASE_URL", "DEBUG"}}
     # A database that does not exist: the commands must not need one.
     env["DATABASE_URL"] = "postgres://nobody@127.0.0.1:1/none"
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath), env.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO,
@@ -36,8 +38,8 @@ def _manage(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_sanitize_then_evaluate(tmp_path: Path) -> None:
-    docs: list[dict[str, Any]] = [
+def _tab_documents() -> list[dict[str, Any]]:
+    return [
         {
             "doc_id": "a",
             "text": "The applicant, Mr John Smith, a British engineer born on 5 August 1962, "
@@ -70,6 +72,10 @@ def test_sanitize_then_evaluate(tmp_path: Path) -> None:
             },
         }
     ]
+
+
+def test_sanitize_then_evaluate(tmp_path: Path) -> None:
+    docs = _tab_documents()
     assert docs[0]["text"][18:28] == "John Smith" and docs[0]["text"][95:103] == "12345/06"
     source = tmp_path / "docs.json"
     source.write_text(json.dumps(docs))
@@ -91,3 +97,52 @@ def test_sanitize_then_evaluate(tmp_path: Path) -> None:
     metrics = json.loads(result.stdout)
     assert set(metrics) >= TAB_KEYS
     assert metrics["ER_all"] == 1.0 and metrics["ER_direct"] == 1.0
+
+
+PLUGIN = '''"""A masking strategy kept outside the repository: one file, nothing else edited."""
+
+from sanitizer.recognizer.registry import masking_strategy
+
+
+@masking_strategy("codes-only")
+def codes_only(spans):
+    return [s for s in spans if s.label == "CODE"]
+'''
+
+
+def test_a_strategy_registered_in_one_file_is_a_sanitize_choice(tmp_path: Path) -> None:
+    # The plugin is one module in a ``sanitizer/recognizer/strategies/`` directory on the
+    # Python path, outside the repository; the strategy package picks it up (pkgutil-style).
+    plugin_dir = tmp_path / "plugins"
+    strategies = plugin_dir / "sanitizer" / "recognizer" / "strategies"
+    strategies.mkdir(parents=True)
+    (strategies / "codes_only.py").write_text(PLUGIN)
+    docs = _tab_documents()
+    source = tmp_path / "docs.json"
+    source.write_text(json.dumps(docs))
+    masks_path = tmp_path / "masks.json"
+
+    help_text = _manage("sanitize", "--help", pythonpath=plugin_dir)
+    assert help_text.returncode == 0, help_text.stderr[-2000:]
+    assert "codes-only" in help_text.stdout
+    # Without the plugin the name is refused, so the choice really comes from the plugin.
+    refused = _manage(
+        "sanitize", "--input", str(source), "--output", str(masks_path), "--strategy", "codes-only"
+    )
+    assert refused.returncode != 0 and "codes-only" in refused.stderr
+
+    result = _manage(
+        "sanitize",
+        "--input",
+        str(source),
+        "--output",
+        str(masks_path),
+        "--strategy",
+        "codes-only",
+        pythonpath=plugin_dir,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    masks = json.loads(masks_path.read_text())
+    covered = {docs[0]["text"][s:e] for s, e in masks["a"]}
+    assert "12345/06" in covered
+    assert not any("John" in text or "British" in text for text in covered)

@@ -154,6 +154,24 @@ def all_annotators(documents: Sequence[AnnotatedDocument]) -> list[Hashable]:
     return list(dict.fromkeys(name for doc in documents for name in doc.annotations))
 
 
+def chosen_annotators(
+    documents: Sequence[AnnotatedDocument], annotators: Sequence[Hashable] | None
+) -> list[Hashable]:
+    """The given annotators, or every annotator of ``documents`` when none are given."""
+    return list(annotators) if annotators is not None else all_annotators(documents)
+
+
+def shared_documents(
+    documents: Sequence[AnnotatedDocument], first: Hashable, second: Hashable
+) -> set[int]:
+    """Positions of the documents both annotators annotated."""
+    return {
+        i
+        for i, doc in enumerate(documents)
+        if first in doc.annotations and second in doc.annotations
+    }
+
+
 def light_kappa(
     documents: Sequence[AnnotatedDocument],
     *,
@@ -164,7 +182,7 @@ def light_kappa(
 ) -> Agreement:
     """Mean of the defined pairwise Cohen's kappas over all annotator pairs sharing a document."""
     space = get_label_space(label_space)
-    names = list(annotators) if annotators is not None else all_annotators(documents)
+    names = chosen_annotators(documents, annotators)
     values: list[float] = []
     n_units = 0
     used_docs: set[int] = set()
@@ -178,9 +196,7 @@ def light_kappa(
             continue
         values.append(pair.value)
         n_units += pair.n_units
-        used_docs.update(
-            i for i, doc in enumerate(documents) if a in doc.annotations and b in doc.annotations
-        )
+        used_docs.update(shared_documents(documents, a, b))
     reason = None
     if not values:
         reason = (
@@ -216,7 +232,7 @@ def krippendorff_alpha(
     it; documents with fewer than two of them contribute nothing.
     """
     space = get_label_space(label_space)
-    names = list(annotators) if annotators is not None else all_annotators(documents)
+    names = chosen_annotators(documents, annotators)
     size = len(space.labels)
     blocks: list[npt.NDArray[np.int64]] = []
     n_documents = 0

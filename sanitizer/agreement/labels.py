@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sanitizer.agreement.data import AnnotatedDocument, AnnotatedSpan, BoolArray
+from sanitizer.intervals import merge_intervals
 from sanitizer.registry import Registry
 from sanitizer.types import SEMANTIC_TYPES
 
@@ -167,14 +168,10 @@ def span_unit_bounds(
     doc: AnnotatedDocument, annotators: Sequence[Hashable]
 ) -> list[tuple[int, int]]:
     """Offsets of the span units (overlap components) of the given annotators' spans."""
-    spans = sorted(span for name in annotators for span in doc.annotations[name])
-    units: list[tuple[int, int]] = []
-    for span in spans:
-        if units and span.start < units[-1][1]:
-            units[-1] = (units[-1][0], max(units[-1][1], span.end))
-        else:
-            units.append((span.start, span.end))
-    return units
+    return merge_intervals(
+        ((span.start, span.end) for name in annotators for span in doc.annotations[name]),
+        touching=False,
+    )
 
 
 def span_units(

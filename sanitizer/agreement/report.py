@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sanitizer.agreement.coefficients import (
     Agreement,
     all_annotators,
+    chosen_annotators,
     cohen_kappa,
     krippendorff_alpha,
     light_kappa,
@@ -87,7 +88,7 @@ def agreement_matrix(
 ) -> AgreementMatrix:
     """Compute the registered pairwise ``measure`` for every ordered annotator pair."""
     func = pairwise_measures.get(measure)
-    names = list(annotators) if annotators is not None else all_annotators(documents)
+    names = chosen_annotators(documents, annotators)
     values: list[list[float | None]] = []
     support: list[list[int]] = []
     cells: list[list[dict[str, Any] | None]] = []
@@ -145,7 +146,7 @@ def reference_agreement(
     For ``span_f1`` this gives each system's precision/recall/F1 against gold.
     """
     func = pairwise_measures.get(measure)
-    names = list(annotators) if annotators is not None else all_annotators(documents)
+    names = chosen_annotators(documents, annotators)
     results: dict[str, dict[str, Any]] = {}
     for name in names:
         if name == reference:

@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from sanitizer.agreement.coefficients import all_annotators
+from sanitizer.agreement.coefficients import chosen_annotators, shared_documents
 from sanitizer.agreement.data import AnnotatedDocument, AnnotatedSpan
 from sanitizer.agreement.labels import LabelSpace, check_choice, get_label_space
+from sanitizer.metrics import defined_ratio
 
 MATCHES: tuple[str, ...] = ("exact", "overlap")
 
@@ -64,10 +65,6 @@ class SpanF1:
         return asdict(self)
 
 
-def _ratio(num: int, den: int) -> float | None:
-    return num / den if den else None
-
-
 def make_span_f1(
     reference: str,
     candidate: str,
@@ -90,9 +87,9 @@ def make_span_f1(
         n_reference=n_ref,
         n_candidate=n_cand,
         n_documents=n_documents,
-        precision=_ratio(matched, n_cand),
-        recall=_ratio(matched, n_ref),
-        f1=_ratio(2 * matched, n_ref + n_cand),
+        precision=defined_ratio(matched, n_cand),
+        recall=defined_ratio(matched, n_ref),
+        f1=defined_ratio(2 * matched, n_ref + n_cand),
         n_pairs=n_pairs,
     )
 
@@ -207,7 +204,7 @@ def pooled_span_f1(
 ) -> SpanF1:
     """Symmetric span F1 micro-averaged over every annotator pair and shared document."""
     space = get_label_space(label_space)
-    names = list(annotators) if annotators is not None else all_annotators(documents)
+    names = chosen_annotators(documents, annotators)
     matched = total = n_pairs = 0
     used_docs: set[int] = set()
     for a, b in itertools.combinations(names, 2):
@@ -225,9 +222,7 @@ def pooled_span_f1(
         n_pairs += 1
         matched += 2 * m
         total += n_a + n_b
-        used_docs.update(
-            i for i, doc in enumerate(documents) if a in doc.annotations and b in doc.annotations
-        )
+        used_docs.update(shared_documents(documents, a, b))
     return make_span_f1(
         "*", "*", match, typed, space.name, (matched, total, total), len(used_docs), n_pairs
     )

@@ -38,6 +38,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from sanitizer.evaluation.spans import LabeledSpan, SpanLike, to_labeled_span
+from sanitizer.metrics import harmonic_mean, ratio
 
 SCHEMES: tuple[str, ...] = ("strict", "exact", "partial", "type")
 
@@ -67,11 +68,11 @@ class SchemeScore:
 
     def precision(self, half_partial: bool) -> float:
         """Precision; ``half_partial`` gives PAR half credit (partial/type schemes)."""
-        return self._credit(half_partial) / self.actual if self.actual else 0.0
+        return ratio(self._credit(half_partial), self.actual)
 
     def recall(self, half_partial: bool) -> float:
         """Recall; ``half_partial`` gives PAR half credit (partial/type schemes)."""
-        return self._credit(half_partial) / self.possible if self.possible else 0.0
+        return ratio(self._credit(half_partial), self.possible)
 
 
 @dataclass
@@ -92,8 +93,7 @@ class SemEvalResult:
 
     def f1(self, scheme: str) -> float:
         """Harmonic mean of :meth:`precision` and :meth:`recall` under ``scheme``."""
-        p, r = self.precision(scheme), self.recall(scheme)
-        return 2 * p * r / (p + r) if p + r else 0.0
+        return harmonic_mean(self.precision(scheme), self.recall(scheme))
 
     def to_dict(self) -> dict[str, dict[str, float | int]]:
         """``{scheme: {precision, recall, f1, correct, incorrect, partial, missed, spurious,

@@ -11,7 +11,7 @@ other than mr/mrs/ms are content the annotators were told to mask).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,27 +129,6 @@ def is_span_masked(
     for rel_start, rel_end in ignorable.ignorable_ranges(text[start:end]):
         uncovered[rel_start:rel_end] = False
     return not uncovered.any()
-
-
-def mask_array(text_length: int, spans: Iterable[tuple[int, int]]) -> BoolArray:
-    """Boolean array over ``text_length`` characters, True inside any of ``spans``."""
-    arr = np.zeros(text_length, dtype=bool)
-    for start, end in spans:
-        arr[start:end] = True
-    return arr
-
-
-def merged_intervals(masked: BoolArray) -> list[tuple[int, int]]:
-    """Maximal runs of True in ``masked`` as ``(start, end)`` pairs.
-
-    Overlapping or adjacent system masks are merged so that no character is
-    counted twice in precision.
-    """
-    if masked.size == 0:
-        return []
-    padded = np.concatenate(([False], masked, [False]))
-    edges = np.flatnonzero(padded[1:] != padded[:-1])
-    return [(int(edges[i]), int(edges[i + 1])) for i in range(0, len(edges), 2)]
 
 
 @dataclass(frozen=True, slots=True)

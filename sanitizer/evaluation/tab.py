@@ -58,12 +58,12 @@ from sanitizer.evaluation.spans import (
     LabeledSpan,
     SpanLike,
     is_span_masked,
-    mask_array,
-    merged_intervals,
     to_labeled_span,
     word_tokens,
 )
 from sanitizer.evaluation.weighting import DEFAULT_WEIGHTING, TokenWeighting, make_weighting
+from sanitizer.intervals import coverage_mask, mask_runs
+from sanitizer.metrics import harmonic_mean, ratio
 from sanitizer.types import IDENTIFIER_TYPES
 
 
@@ -216,14 +216,6 @@ class TabMetrics:
         }
 
 
-def _ratio(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
-def _harmonic(p: float, r: float) -> float:
-    return 2 * p * r / (p + r) if p + r else 0.0
-
-
 class _Containment:
     """Answers "does one of these intervals contain [s, e)?" in O(log n)."""
 
@@ -305,26 +297,24 @@ def evaluate_tab(
                 raise ValueError(f"{doc.doc_id}: mask {s.start}..{s.end} beyond the text end")
         c.n_documents += 1
         c.n_annotations += len(doc.annotators)
-        masked = mask_array(len(doc.text), ((s.start, s.end) for s in spans))
+        masked = coverage_mask(len(doc.text), ((s.start, s.end) for s in spans))
         _count_recall(doc, masked, ignorable, drop_ignorable_tokens, c)
         _count_precision(doc, masked, scheme, c)
 
-    by_type = {
-        t: _ratio(c.tokens_masked_by_type[t], n) for t, n in sorted(c.tokens_by_type.items())
-    }
-    token_precision = _ratio(c.precision_tp, c.precision_total)
-    er_all = _ratio(c.entities_masked, c.entities)
+    by_type = {t: ratio(c.tokens_masked_by_type[t], n) for t, n in sorted(c.tokens_by_type.items())}
+    token_precision = ratio(c.precision_tp, c.precision_total)
+    er_all = ratio(c.entities_masked, c.entities)
     return TabMetrics(
         er_all=er_all,
-        er_direct=_ratio(c.direct_entities_masked, c.direct_entities),
-        er_quasi=_ratio(c.quasi_entities_masked, c.quasi_entities),
-        token_recall=_ratio(c.tokens_masked, c.tokens),
+        er_direct=ratio(c.direct_entities_masked, c.direct_entities),
+        er_quasi=ratio(c.quasi_entities_masked, c.quasi_entities),
+        token_recall=ratio(c.tokens_masked, c.tokens),
         token_recall_by_type=by_type,
-        mention_recall=_ratio(c.mentions_masked, c.mentions),
+        mention_recall=ratio(c.mentions_masked, c.mentions),
         token_precision=token_precision,
-        token_precision_weighted=_ratio(c.weighted_precision_tp, c.weighted_precision_total),
-        mention_precision=_ratio(c.mention_precision_tp, c.mention_precision_total),
-        f1=_harmonic(token_precision, er_all),
+        token_precision_weighted=ratio(c.weighted_precision_tp, c.weighted_precision_total),
+        mention_precision=ratio(c.mention_precision_tp, c.mention_precision_total),
+        f1=harmonic_mean(token_precision, er_all),
         weighting=getattr(scheme, "name", type(scheme).__name__),
         counts=c,
     )
@@ -373,7 +363,8 @@ def _count_precision(
 ) -> None:
     """Add the (weighted) precision counts of ``doc`` to ``c`` (mutates ``c``)."""
     n_annotators = len(doc.annotators)
-    intervals = merged_intervals(masked)
+    # Overlapping or touching system masks are merged so that no character counts twice.
+    intervals = mask_runs(masked)
     if not intervals:
         return
     per_annotator: dict[str, list[tuple[int, int]]] = {a: [] for a in doc.annotators}

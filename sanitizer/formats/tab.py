@@ -404,18 +404,6 @@ def write_tab(records: Iterable[dict[str, Any]], out: IO[str]) -> int:
     return count
 
 
-def merge_intervals(intervals: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted union of half-open intervals (touching ones merge)."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            if end > merged[-1][1]:
-                merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
-    return merged
-
-
 REPLACEMENT_STYLES = ("stars", "mask", "type")
 
 

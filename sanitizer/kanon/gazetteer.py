@@ -1,28 +1,31 @@
 """Gazetteer: finds occurrences of index terms in a document.
 
-An Aho-Corasick automaton (pyahocorasick) over every normalised index term scans
-the document once. Matching is case-insensitive and whitespace-insensitive (the
-document is folded with the same character folding as index terms and its
-whitespace runs collapsed, keeping a map back to original offsets), only accepts
-matches on token boundaries, and keeps the leftmost-longest non-overlapping
+The shared Aho-Corasick matcher (:class:`sanitizer.textmatch.PhraseMatcher`) over
+every normalised index term scans the document once. Matching is case-insensitive
+and whitespace-insensitive (the document is folded with the same character folding
+as index terms and its whitespace runs collapsed, keeping a map back to original
+offsets), only accepts matches on token boundaries (the matcher's ``"edges"`` rule:
+a match may not cut a word in two), and keeps the leftmost-longest non-overlapping
 matches.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import ahocorasick
-
 from sanitizer.kanon.variants import fold_chars, normalize
+from sanitizer.textmatch import PhraseMatcher, leftmost_longest
 
 _WS_RUN = re.compile(r"\s+")
 _NEEDS_COLLAPSE = re.compile(r"[^\S ]|  ")
+# Index terms are whole normalised phrases; a term may start or end with punctuation
+# ("-born"), which may then touch a word. Pickled automata of existing knowledge bases
+# store term positions, which is what the matcher stores.
+BOUNDARY = "edges"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +63,9 @@ def normalize_text(text: str) -> tuple[str, list[int] | None]:
 class Gazetteer:
     """Longest-match, token-boundary term finder over a fixed term list."""
 
-    def __init__(self, terms: Sequence[str], automaton: ahocorasick.Automaton) -> None:
+    def __init__(self, terms: Sequence[str], matcher: PhraseMatcher) -> None:
         self.terms = terms
-        self._automaton = automaton
+        self._matcher = matcher
 
     @classmethod
     def from_terms(cls, terms: Sequence[str]) -> Gazetteer:
@@ -70,12 +73,7 @@ class Gazetteer:
 
         Values stored are positions in ``terms``, so the list is kept, not copied.
         """
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
-        for i, term in enumerate(terms):
-            if term:
-                automaton.add_word(term, i)
-        automaton.make_automaton()
-        return cls(terms, automaton)
+        return cls(terms, PhraseMatcher.build(terms, boundary=BOUNDARY))
 
     @classmethod
     def from_strings(cls, strings: Iterable[str]) -> Gazetteer:
@@ -84,28 +82,12 @@ class Gazetteer:
 
     def find(self, text: str) -> list[GazetteerMatch]:
         """Leftmost-longest, non-overlapping term occurrences on token boundaries."""
-        if self._automaton.kind != ahocorasick.AHOCORASICK or not text:
+        if not text:
             return []
         norm, mapping = normalize_text(text)
-        n = len(norm)
         terms = self.terms
-        candidates: list[tuple[int, int, int]] = []
-        for end_idx, tid in self._automaton.iter(norm):
-            end = end_idx + 1
-            start = end - len(terms[tid])
-            if start > 0 and norm[start - 1].isalnum() and norm[start].isalnum():
-                continue
-            if end < n and norm[end].isalnum() and norm[end - 1].isalnum():
-                continue
-            candidates.append((start, -end, tid))
-        candidates.sort()
         out: list[GazetteerMatch] = []
-        last_end = 0
-        for start, neg_end, tid in candidates:
-            end = -neg_end
-            if start < last_end:
-                continue
-            last_end = end
+        for start, end, tid in leftmost_longest(self._matcher.find(norm)):
             if mapping is None:
                 out.append(GazetteerMatch(start, end, terms[tid]))
             else:
@@ -114,10 +96,7 @@ class Gazetteer:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Pickle the automaton (terms are not saved: they come from the index)."""
-        p = Path(path)
-        with open(p, "wb") as fh:
-            pickle.dump(self._automaton, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        return p
+        return self._matcher.save(path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], terms: Sequence[str]) -> Gazetteer:
@@ -125,6 +104,4 @@ class Gazetteer:
 
         Only load files you wrote yourself: this unpickles.
         """
-        with open(path, "rb") as fh:
-            automaton = pickle.load(fh)
-        return cls(terms, automaton)
+        return cls(terms, PhraseMatcher.load(path, terms, boundary=BOUNDARY))

@@ -13,7 +13,7 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,35 @@ def iter_documents(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         yield from data
 
 
+def document_id(doc: Mapping[str, Any], position: int) -> str:
+    """``doc["doc_id"]`` as a string, or the document's 1-based ``position`` when it has none."""
+    return str(doc.get("doc_id", position))
+
+
+def label_each(
+    documents: Iterable[Mapping[str, Any]],
+    index: InvertedIndex,
+    gazetteer: Gazetteer,
+    k: int = 5,
+    max_arity: int = 3,
+    selection: str | SelectionFunction = "greedy",
+    seed: int | None = 0,
+    known_facts: Iterable[str] = (),
+) -> Iterator[tuple[str, Mapping[str, Any], DistantLabels]]:
+    """``(doc_id, document, labels)`` for each document, in order.
+
+    A document without ``doc_id`` is named by its 1-based position. ``known_facts`` are raw
+    attribute values (expanded to their variants) known for every document.
+    """
+    known = expand_all(known_facts) if known_facts else set()
+    for i, doc in enumerate(documents, 1):
+        doc_id = document_id(doc, i)
+        labels = label_document(
+            doc["text"], index, gazetteer, k, max_arity, selection, seed, known, doc_id
+        )
+        yield doc_id, doc, labels
+
+
 def label_documents(
     documents: Iterable[dict[str, Any]],
     index: InvertedIndex,
@@ -167,14 +196,10 @@ def label_documents(
     ``known_facts`` are raw attribute values (expanded to their variants) known
     for every document. Returns ``({doc_id: [[start, end], ...]}, explain)``.
     """
-    known = expand_all(known_facts) if known_facts else set()
     masks: dict[str, list[list[int]]] = {}
     explain: dict[str, Any] = {}
-    for i, doc in enumerate(documents, 1):
-        doc_id = str(doc.get("doc_id", i))
-        labels = label_document(
-            doc["text"], index, gazetteer, k, max_arity, selection, seed, known, doc_id
-        )
+    labelled = label_each(documents, index, gazetteer, k, max_arity, selection, seed, known_facts)
+    for i, (doc_id, _, labels) in enumerate(labelled, 1):
         masks[doc_id] = [[s, e] for s, e in labels.masks]
         explain[doc_id] = labels.explain_json()
         if progress is not None and i % 1000 == 0:

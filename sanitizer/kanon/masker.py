@@ -28,15 +28,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from sklearn.metrics import precision_recall_fscore_support
 
 from sanitizer.evaluation import semeval_scores, token_scores_by_type
 from sanitizer.evaluation.spans import SpanLike, to_labeled_span
+from sanitizer.intervals import Interval, merge_intervals
 from sanitizer.kanon.algorithm import SelectionFunction
 from sanitizer.kanon.gazetteer import Gazetteer
 from sanitizer.kanon.index import InvertedIndex
-from sanitizer.kanon.labelling import label_document
-from sanitizer.kanon.variants import expand_all
+from sanitizer.kanon.labelling import document_id, label_each
+from sanitizer.metrics import Prf
 from sanitizer.registry import Registry
 from sanitizer.training.config import TrainingConfig
 from sanitizer.training.encoding import mask_labels
@@ -47,7 +47,6 @@ MASK_LABEL = "MASK"
 SOURCE = "distant"
 
 Example = tuple[str, list[EntitySpan]]
-Interval = tuple[int, int]
 ProgressCallback = Callable[[int, int, str], None]
 SpanPolicy = Callable[[str, Sequence[Interval]], list[Interval]]
 """``(text, raw mask intervals) -> sorted, non-overlapping intervals``."""
@@ -55,24 +54,12 @@ SpanPolicy = Callable[[str, Sequence[Interval]], list[Interval]]
 span_policies: Registry[SpanPolicy] = Registry("span policy")
 
 
-def _sorted_disjoint(masks: Iterable[Sequence[int]]) -> list[Interval]:
-    # Overlapping or touching intervals cover one stretch of masked characters; a BIO
-    # sequence cannot encode overlaps anyway, so they are fused.
-    out: list[list[int]] = []
-    for start, end in sorted((int(m[0]), int(m[1])) for m in masks):
-        if end <= start:
-            continue
-        if out and start <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return [(s, e) for s, e in out]
-
-
 @span_policies.register("as_labelled")
 def as_labelled(text: str, masks: Sequence[Interval]) -> list[Interval]:
     """One span per masked occurrence (overlapping or touching masks fused)."""
-    return _sorted_disjoint(masks)
+    # Overlapping or touching intervals cover one stretch of masked characters; a BIO
+    # sequence cannot encode overlaps anyway, so they are fused.
+    return merge_intervals(masks)
 
 
 @span_policies.register("join_whitespace")
@@ -84,7 +71,7 @@ def join_whitespace(text: str, masks: Sequence[Interval]) -> list[Interval]:
     one masked term ends and the next begins inside a run of masked words.
     """
     out: list[Interval] = []
-    for start, end in _sorted_disjoint(masks):
+    for start, end in merge_intervals(masks):
         if out and text[out[-1][1] : start].isspace():
             out[-1] = (out[-1][0], end)
         else:
@@ -126,11 +113,6 @@ def masks_to_spans(
     return out
 
 
-def _doc_id(doc: Mapping[str, Any], position: int) -> str:
-    # Same fallback as label_documents (1-based position), so ids always agree with it.
-    return str(doc.get("doc_id", position))
-
-
 def distant_examples(
     docs: Iterable[Mapping[str, Any]],
     index: InvertedIndex,
@@ -151,17 +133,13 @@ def distant_examples(
     down by these). ``known_facts`` are raw attribute values the adversary knows for
     every document. Document ids must be unique.
     """
-    known = expand_all(known_facts) if known_facts else set()
     examples: list[Example] = []
     gold: dict[str, list[EntitySpan]] = {}
-    for i, doc in enumerate(docs, 1):
-        doc_id = _doc_id(doc, i)
+    labelled = label_each(docs, index, gazetteer, k, max_arity, selection, seed, known_facts)
+    for doc_id, doc, labels in labelled:
         if doc_id in gold:
             raise ValueError(f"duplicate document id {doc_id!r}")
         text = doc["text"]
-        labels = label_document(
-            text, index, gazetteer, k, max_arity, selection, seed, known, doc_id
-        )
         typed = labels.entity_spans(text, label=MASK_LABEL)
         spans = masks_to_spans(
             text,
@@ -292,15 +270,6 @@ class SpanPredictor(Protocol):
     def predict_batch(self, texts: Sequence[str]) -> list[list[EntitySpan]]: ...
 
 
-@dataclass(frozen=True)
-class Prf:
-    """Precision, recall and F1."""
-
-    precision: float
-    recall: float
-    f1: float
-
-
 @dataclass
 class MaskerEvaluation:
     """Scores of predicted masks against gold masks (seed 000 Tables 2-3).
@@ -398,12 +367,7 @@ def _char_prf(
             store.append(masked[visible])
     t = np.concatenate(y_true) if y_true else np.zeros(0, dtype=bool)
     p = np.concatenate(y_pred) if y_pred else np.zeros(0, dtype=bool)
-    if not t.any() and not p.any():
-        return Prf(0.0, 0.0, 0.0)
-    prec, rec, f1, _ = precision_recall_fscore_support(
-        t, p, average="binary", pos_label=True, zero_division=0
-    )
-    return Prf(float(prec), float(rec), float(f1))
+    return Prf.from_counts(int((t & p).sum()), int(p.sum()), int(t.sum()))
 
 
 def score_masks(
@@ -427,8 +391,8 @@ def score_masks(
     sem = semeval_scores(gold, pred, use_labels=False)
     tok = token_scores_by_type(texts, gold, pred).untyped
     return MaskerEvaluation(
-        exact=Prf(sem.precision("exact"), sem.recall("exact"), sem.f1("exact")),
-        partial=Prf(sem.precision("partial"), sem.recall("partial"), sem.f1("partial")),
+        exact=Prf.from_ratios(sem.precision("exact"), sem.recall("exact")),
+        partial=Prf.from_ratios(sem.precision("partial"), sem.recall("partial")),
         token=Prf(tok.precision, tok.recall, tok.f1),
         char=_char_prf(texts, gold, pred),
         documents=len(texts),
@@ -455,7 +419,7 @@ def evaluate_masker(
     doc_list = list(docs)
     texts: dict[str, str] = {}
     for i, d in enumerate(doc_list, 1):
-        doc_id = _doc_id(d, i)
+        doc_id = document_id(d, i)
         if doc_id in texts:
             raise ValueError(f"duplicate document id {doc_id!r}")
         texts[doc_id] = d["text"]

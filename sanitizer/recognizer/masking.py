@@ -1,4 +1,8 @@
-"""Masking strategies (which detected spans to mask) and TAB-format mask output."""
+"""Applying masking strategies (which detected spans to mask) and TAB-format mask output.
+
+The strategies themselves are modules of :mod:`sanitizer.recognizer.strategies`, found through
+``strategy_registry``; the built-in ones are re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from sanitizer.recognizer.registry import masking_strategy, strategy_registry
+from sanitizer.recognizer.registry import strategy_registry
+from sanitizer.recognizer.strategies.mask_all import mask_all
+from sanitizer.recognizer.strategies.most_specific import MOST_SPECIFIC_LABELS, mask_most_specific
 from sanitizer.types import EntitySpan
 
-# Seed 001's "mask most specific" baseline: the categories TAB annotators masked most often.
-MOST_SPECIFIC_LABELS = frozenset({"CODE", "PERSON", "DATETIME", "LOC", "QUANTITY"})
+__all__ = [
+    "MOST_SPECIFIC_LABELS",
+    "apply_strategy",
+    "mask_all",
+    "mask_most_specific",
+    "sanitize_documents",
+    "sanitize_file",
+]
 
 
 class SupportsPredictBatch(Protocol):
@@ -20,18 +32,6 @@ class SupportsPredictBatch(Protocol):
     def predict_batch(self, texts: Sequence[str]) -> list[list[EntitySpan]]:
         """Spans for each text."""
         ...
-
-
-@masking_strategy("mask-all")
-def mask_all(spans: Sequence[EntitySpan]) -> list[EntitySpan]:
-    """Mask every detected entity."""
-    return list(spans)
-
-
-@masking_strategy("most-specific")
-def mask_most_specific(spans: Sequence[EntitySpan]) -> list[EntitySpan]:
-    """Mask only CODE, PERSON, DATETIME, LOC and QUANTITY entities."""
-    return [s for s in spans if s.label in MOST_SPECIFIC_LABELS]
 
 
 def apply_strategy(strategy: str, spans: Sequence[EntitySpan]) -> list[EntitySpan]:

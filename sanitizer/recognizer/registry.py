@@ -1,8 +1,9 @@
 """Name -> factory registries for pluggable recognizer parts (spaCy ``@registry``-style).
 
 Configuration files refer to components and masking strategies by name; code registers them with
-the decorators below at import time. Registering a name twice is an error so that a plugin cannot
-silently replace a built-in.
+the decorators below at import time. Masking strategies are modules of
+``sanitizer.recognizer.strategies``, imported the first time the registry is consulted.
+Registering a name twice is an error so that a plugin cannot silently replace a built-in.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ T = TypeVar("T", bound=Callable[..., object])
 
 
 component_registry: Registry[Callable[..., object]] = Registry("recognizer component")
-strategy_registry: Registry[Callable[..., object]] = Registry("masking strategy")
+# One module per strategy in sanitizer/recognizer/strategies/, imported on first use.
+strategy_registry: Registry[Callable[..., object]] = Registry(
+    "masking strategy", plugins="sanitizer.recognizer.strategies"
+)
 
 
 def recognizer_component(name: str) -> Callable[[T], T]:

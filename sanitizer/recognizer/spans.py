@@ -18,6 +18,16 @@ _ABBREV_END = regex.compile(
 )
 
 
+def sentence_initial(text: str, start: int, sentence_end_chars: frozenset[str]) -> bool:
+    """Whether ``text[start:]`` starts a sentence: only spaces or tabs separate it from the text
+    start or from one of ``sentence_end_chars`` (each component has its own set).
+    """
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in sentence_end_chars
+
+
 def clean_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """Shrink ``[start, end)`` past whitespace, leading determiners and stray punctuation.
 

@@ -13,12 +13,10 @@ from collections.abc import Sequence
 
 from sklearn.metrics import precision_recall_fscore_support
 
+from sanitizer.intervals import overlaps
+from sanitizer.metrics import Prf, ratio
 from sanitizer.training.config import OUTSIDE_TAG
 from sanitizer.types import EntitySpan
-
-
-def _f1(p: float, r: float) -> float:
-    return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def token_prf(
@@ -54,22 +52,24 @@ def entity_prf(
         gold_keys = {(s.start, s.end, s.label) for s in gold_doc}
         exact += sum((s.start, s.end, s.label) in gold_keys for s in pred_doc)
 
-        def overlaps(a: EntitySpan, b: EntitySpan) -> bool:
-            return a.label == b.label and a.start < b.end and b.start < a.end
+        def same_label_overlap(a: EntitySpan, b: EntitySpan) -> bool:
+            return a.label == b.label and overlaps((a.start, a.end), (b.start, b.end))
 
-        pred_overlapping += sum(any(overlaps(p, g) for g in gold_doc) for p in pred_doc)
-        gold_overlapped += sum(any(overlaps(g, p) for p in pred_doc) for g in gold_doc)
-    ep = exact / n_pred if n_pred else 0.0
-    er = exact / n_gold if n_gold else 0.0
-    pp = pred_overlapping / n_pred if n_pred else 0.0
-    pr = gold_overlapped / n_gold if n_gold else 0.0
+        pred_overlapping += sum(any(same_label_overlap(p, g) for g in gold_doc) for p in pred_doc)
+        gold_overlapped += sum(any(same_label_overlap(g, p) for p in pred_doc) for g in gold_doc)
+    exact_scores = Prf.from_counts(exact, n_pred, n_gold)
+    # Partial precision and recall count different things (predictions touching a gold span,
+    # gold spans touched by a prediction), so they are two ratios rather than one count.
+    partial_scores = Prf.from_ratios(
+        ratio(pred_overlapping, n_pred), ratio(gold_overlapped, n_gold)
+    )
     return {
-        "entity_exact_precision": ep,
-        "entity_exact_recall": er,
-        "entity_exact_f1": _f1(ep, er),
-        "entity_partial_precision": pp,
-        "entity_partial_recall": pr,
-        "entity_partial_f1": _f1(pp, pr),
+        "entity_exact_precision": exact_scores.precision,
+        "entity_exact_recall": exact_scores.recall,
+        "entity_exact_f1": exact_scores.f1,
+        "entity_partial_precision": partial_scores.precision,
+        "entity_partial_recall": partial_scores.recall,
+        "entity_partial_f1": partial_scores.f1,
         "gold_entities": float(n_gold),
         "predicted_entities": float(n_pred),
     }

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.agreement_selectors import (
+from annotation.models import SetKind, SetSource, SetStatus
+from annotation.selectors.agreement import (
     document_agreement,
     document_disagreements,
     documents_as_agreement_input,
     project_agreement,
 )
-from annotation.models import SetKind, SetSource, SetStatus
 from tests.factories import (
     AnnotationSetFactory,
     DocumentFactory,

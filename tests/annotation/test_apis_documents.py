@@ -122,3 +122,65 @@ def test_export_tab_masks_and_text(world: World) -> None:
 
     assert reviewer.get(base + "?format=csv").status_code == 400
     assert reviewer.get(base + "?format=masks&source=somebody").status_code == 400
+
+
+def release(world: World, caller: str, document: Any, **body: Any) -> Any:
+    return world.client(caller).post(f"/api/documents/{document.pk}/release/", body, format="json")
+
+
+def span(text: str, word: str, entity_type: str, identifier_type: str) -> dict[str, Any]:
+    start = text.index(word)
+    return {
+        "start": start,
+        "end": start + len(word),
+        "entity_type": entity_type,
+        "identifier_type": identifier_type,
+    }
+
+
+def test_release_masks_direct_and_quasi_spans_and_keeps_no_mask(world: World) -> None:
+    text = world.document.text
+    spans = [
+        span(text, "Ankara", "LOC", "QUASI"),
+        span(text, "Galip Yalman", "PERSON", "DIRECT"),
+        span(text, "1945", "DATETIME", "NO_MASK"),
+        span(text, "Yalman", "MISC", "QUASI"),  # overlaps: the region keeps PERSON
+    ]
+    response = release(world, "annotator", world.document, spans=spans)
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "text": "The applicant, Mr [PERSON], was born in 1945 and lives in [LOC]. "
+        "He lodged application no. 36110/97 with the Court on 12 March 1997.",
+        "style": "type",
+    }
+    stars = release(world, "reviewer", world.document, spans=spans, style="stars").json()
+    assert stars["text"].startswith("The applicant, Mr ***, was born in 1945 and lives in ***.")
+    assert release(world, "admin", world.document, spans=[]).json()["text"] == text
+
+
+def test_release_counts_code_points(world: World) -> None:
+    document = DocumentFactory.create(project=world.project, text="😀 Ana Lobo, 😀 Porto")
+    body = [span(document.text, "Porto", "LOC", "QUASI")]
+    assert body[0]["start"] == 14
+    response = release(world, "admin", document, spans=body, style="mask")
+    assert response.json()["text"] == "😀 Ana Lobo, 😀 [MASK]"
+
+
+def test_release_refuses_bad_offsets_and_too_many_spans(world: World, settings: Any) -> None:
+    length = len(world.document.text)
+    outside = {"start": 5, "end": length + 1, "entity_type": "LOC", "identifier_type": "QUASI"}
+    first = span(world.document.text, "Ankara", "LOC", "QUASI")
+    response = release(world, "admin", world.document, spans=[first, outside])
+    assert response.status_code == 400
+    assert response.json()["detail"] == (
+        f"span 1 (5..{length + 1}) is not within the document's {length} characters"
+    )
+    backwards = {**first, "start": first["end"], "end": first["start"]}
+    assert release(world, "admin", world.document, spans=[backwards]).status_code == 400
+    unknown = {**first, "identifier_type": "MAYBE"}
+    assert release(world, "admin", world.document, spans=[unknown]).status_code == 400
+    # Django's own body limit (2.5 MB) would refuse this many spans first.
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
+    too_many = release(world, "admin", world.document, spans=[first] * 50_001)
+    assert too_many.status_code == 400
+    assert "spans" in too_many.json()

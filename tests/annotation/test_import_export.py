@@ -30,7 +30,7 @@ from annotation.models import (
     Span,
 )
 from annotation.services import gold_set_for_document, machine_set_create, span_create
-from jobs.models import Job, JobKind, JobStatus
+from jobs.models import Job, JobStatus
 from sanitizer.types import EntitySpan
 from tests.factories import SAMPLE_TEXT, AnnotationSetFactory, DocumentFactory, SpanFactory
 
@@ -472,7 +472,7 @@ def test_background_import_queues_a_job_after_commit(
         )  # fmt: skip
 
     job = Job.objects.get()
-    assert job.kind == JobKind.IMPORT
+    assert job.kind == "import"
     assert job.status == JobStatus.QUEUED
     assert job.project == Project.objects.get(name="bg")
     assert job.params == {"path": str(tab_sample_path.resolve()), "format": "tab"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import DocumentStatus, SetKind, SetStatus, SpanAction, SpanEvent
-from annotation.review_services import (
+from annotation.services import (
     gold_adopt_spans,
     gold_complete_unanimous,
     suggestions_set_rejected,

@@ -21,8 +21,6 @@ from annotation.models import (
     SpanEvent,
 )
 from annotation.services import (
-    DomainError,
-    StaleVersionError,
     annotation_set_for_annotator,
     annotation_set_submit,
     document_import,
@@ -37,6 +35,7 @@ from annotation.services import (
     span_update,
     spans_set_decision_for_entity,
 )
+from common.errors import DomainError, StaleVersionError
 from sanitizer.types import EntitySpan
 from tests.factories import (
     SAMPLE_TEXT,

@@ -79,7 +79,7 @@ def select_text(page: Any, start: int, end: int) -> None:
     """Drag the mouse over characters ``start``..``end`` of the editor's text."""
     box = page.evaluate(
         """([start, end]) => {
-            const view = window.__editor.state.view;
+            const view = window.__editor.view;
             const rect = (offset, side) => {
                 const [node, at] = view.positionOf(offset);
                 const range = document.createRange();

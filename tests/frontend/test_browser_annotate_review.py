@@ -15,15 +15,19 @@ from tests.factories import (
     SpanFactory,
     UserFactory,
 )
-from tests.frontend.browser import browser, login, page, screenshot, select_text, wait_ready
+from tests.frontend.browser import (
+    browser,
+    login,
+    page,
+    screenshot,
+    select_text,
+    wait_ready,
+)
+from tests.frontend.sample import ANKARA, DATE, NAME
 
 __all__ = ["browser", "page"]  # fixtures used by name
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-NAME = (SAMPLE_TEXT.index("Galip Yalman"), SAMPLE_TEXT.index("Galip Yalman") + len("Galip Yalman"))
-ANKARA = (SAMPLE_TEXT.index("Ankara"), SAMPLE_TEXT.index("Ankara") + len("Ankara"))
-DATE = (SAMPLE_TEXT.index("12 March 1997"), SAMPLE_TEXT.index("12 March 1997") + 13)
 
 
 def _member(project, username, role):
@@ -92,13 +96,22 @@ def test_annotator_accepts_creates_and_decides(live_server, page):
     accepted = own.spans.get(start=NAME[0])
     assert accepted.attrs["accepted_from"] == suggestion.pk
 
-    # Masked preview shows the text as released from the annotator's own decisions.
+    # Masked preview shows the text as released from the annotator's own decisions
+    # (computed by the server's release function).
     page.keyboard.press("v")
+    page.wait_for_selector("#preview[data-state='ready']")
     preview = page.text_content("#preview")
     assert "Mr [PERSON], was born" in preview
     assert "on [DATETIME]." in preview
     assert "Ankara" in preview  # the suggestion was not accepted
     screenshot(page, "annotator-masked-preview")
+    # While shown, the preview follows the edits: NO_MASK keeps the date.
+    page.keyboard.press("3")
+    page.wait_for_function(
+        "document.querySelector('#preview').dataset.state === 'ready'"
+        " && document.querySelector('#preview').textContent.includes('on 12 March 1997.')"
+    )
+    page.keyboard.press("z")  # undo: DIRECT again
     page.keyboard.press("v")
 
     page.click("#submit")
@@ -149,7 +162,8 @@ def test_reviewer_adjudicates_a_disagreement(live_server, page):
     page.locator("#units tr.agree td[data-set='alice'] button.adopt").click()
     page.wait_for_function("document.querySelectorAll('#units select.gold-decision').length === 2")
     page.click("#publish")
-    page.wait_for_selector("#gold-status:has-text('published')")
+    # The published state itself: the text ", not published" contains "published" too.
+    page.wait_for_selector("#gold-status[data-published='true']")
     screenshot(page, "reviewer-gold")
     gold.refresh_from_db()
     assert gold.published_at is not None
@@ -231,3 +245,7 @@ def test_offsets_survive_characters_outside_the_basic_plane(live_server, page):
     assert list(own.spans.values_list("start", "end", "text", "entity_type")) == [
         (name, name + len("Galip Yalman"), "Galip Yalman", "PERSON")
     ]
+    # The preview sends code-point offsets to the server's release function too.
+    page.keyboard.press("v")
+    page.wait_for_selector("#preview[data-state='ready']")
+    assert page.text_content("#preview") == text.replace("Galip Yalman", "[PERSON]")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Role, SetKind
-from jobs.models import Job, JobKind, JobStatus
+from jobs.models import Job, JobStatus
 from tests.factories import SAMPLE_TEXT, DocumentFactory, MembershipFactory, UserFactory
 from tests.frontend.browser import browser, login, page, screenshot, wait_ready
 
@@ -39,7 +39,7 @@ def test_admin_starts_preannotation_and_watches_it_finish(live_server, page, cel
     screenshot(page, "admin-job-finished")
 
     job = Job.objects.get(project=document.project)
-    assert job.kind == JobKind.PREANNOTATE
+    assert job.kind == "preannotate"
     assert job.status == JobStatus.SUCCEEDED
     assert job.progress_total and job.progress_done == job.progress_total
     machine = document.annotation_sets.get(kind=SetKind.MACHINE)

@@ -1,4 +1,4 @@
-"""Pages and /ui/api/ endpoints through Django's test client: who may open what, and
+"""Pages and /api/ endpoints through Django's test client: who may open what, and
 what the editor's one-request workspace holds."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def test_anonymous_users_are_sent_to_login(client, world):
     ):
         response = client.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    assert client.get(f"/ui/api/documents/{document.pk}/workspace/").status_code == 403
+    assert client.get(f"/api/documents/{document.pk}/workspace/").status_code == 403
 
 
 @pytest.mark.parametrize(
@@ -99,7 +99,7 @@ def test_home_lists_the_annotators_own_progress(client, world):
 
 def test_workspace_shows_an_annotator_own_and_machine_sets_only(client, world):
     document, users, _sets = world
-    data = _client(client, users["ann"]).get(f"/ui/api/documents/{document.pk}/workspace/").json()
+    data = _client(client, users["ann"]).get(f"/api/documents/{document.pk}/workspace/").json()
     assert data["text"] == TEXT
     assert data["target_person"] == document.target_person
     by_kind = {(s["kind"], s["mine"]): s for s in data["sets"]}
@@ -111,7 +111,7 @@ def test_workspace_shows_an_annotator_own_and_machine_sets_only(client, world):
 
 def test_workspace_shows_every_set_to_reviewers(client, world):
     document, users, _ = world
-    data = _client(client, users["rev"]).get(f"/ui/api/documents/{document.pk}/workspace/").json()
+    data = _client(client, users["rev"]).get(f"/api/documents/{document.pk}/workspace/").json()
     assert sorted(s["name"] for s in data["sets"]) == ["ann", "ann2", "machine:distant-kb"]
 
 
@@ -120,7 +120,7 @@ def test_reviewer_adopts_and_sees_agreement(client, world):
     c = _client(client, users["rev"])
     span = sets["ann2"].spans.get()
     response = c.post(
-        f"/ui/api/documents/{document.pk}/gold/adopt/",
+        f"/api/documents/{document.pk}/gold/adopt/",
         {"span_ids": [span.pk], "start": 0, "end": 4},
         content_type="application/json",
     )
@@ -129,11 +129,11 @@ def test_reviewer_adopts_and_sees_agreement(client, world):
     assert [(s["start"], s["end"], s["identifier_type"]) for s in gold["spans"]] == [
         (0, 4, "QUASI")
     ]
-    agreement = c.get(f"/ui/api/documents/{document.pk}/agreement/").json()
+    agreement = c.get(f"/api/documents/{document.pk}/agreement/").json()
     assert agreement["annotators"] == ["ann", "ann2"]
     assert agreement["disagreements"] == [{"start": 0, "end": 4}]
     # Completing in one action is refused while they disagree.
-    refused = c.post(f"/ui/api/documents/{document.pk}/gold/complete/", {}, "application/json")
+    refused = c.post(f"/api/documents/{document.pk}/gold/complete/", {}, "application/json")
     assert refused.status_code == 400
     assert "disagree" in refused.json()["detail"]
 
@@ -143,13 +143,13 @@ def test_annotators_may_not_adjudicate_or_see_agreement(client, world):
     c = _client(client, users["ann"])
     span = sets["ann"].spans.get()
     adopt = c.post(
-        f"/ui/api/documents/{document.pk}/gold/adopt/",
+        f"/api/documents/{document.pk}/gold/adopt/",
         {"span_ids": [span.pk]},
         content_type="application/json",
     )
     assert adopt.status_code == 403
-    assert c.get(f"/ui/api/documents/{document.pk}/agreement/").status_code == 403
-    assert c.get(f"/ui/api/projects/{document.project_id}/agreement/").status_code == 403
+    assert c.get(f"/api/documents/{document.pk}/agreement/").status_code == 403
+    assert c.get(f"/api/projects/{document.project_id}/agreement/").status_code == 403
 
 
 def test_annotator_rejects_a_suggestion(client, world):
@@ -157,7 +157,7 @@ def test_annotator_rejects_a_suggestion(client, world):
     c = _client(client, users["ann"])
     suggestion = sets["machine"].spans.get()
     response = c.post(
-        f"/ui/api/annotation-sets/{sets['ann'].pk}/rejections/",
+        f"/api/annotation-sets/{sets['ann'].pk}/rejections/",
         {"span_ids": [suggestion.pk]},
         content_type="application/json",
     )
@@ -165,7 +165,7 @@ def test_annotator_rejects_a_suggestion(client, world):
     assert response.json() == {"rejected_suggestions": [suggestion.pk]}
     # Not in someone else's set.
     other = c.post(
-        f"/ui/api/annotation-sets/{sets['ann2'].pk}/rejections/",
+        f"/api/annotation-sets/{sets['ann2'].pk}/rejections/",
         {"span_ids": [suggestion.pk]},
         content_type="application/json",
     )

@@ -1,4 +1,4 @@
-"""Jobs, document imports and model versions through the API."""
+"""Jobs and document imports through the API."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotation.models import Document, Span
-from jobs.models import Job, JobStatus, ModelVersion
+from jobs.models import Job, JobStatus
 from tests.annotation.test_permissions_matrix import World, build_world
-from tests.factories import JobFactory, ModelVersionFactory, UserFactory
+from tests.factories import JobFactory, UserFactory
 
 
 @pytest.fixture
@@ -70,9 +70,9 @@ def test_import_queues_a_job_that_imports_the_upload(
     assert job.params["format"] == "tab" and job.params["delete_after"] is True
     assert sent_tasks == [("sanitizer.import_documents", [job.pk], "cpu")]
 
-    from workers.tasks import import_documents
+    from workers.tasks import TASKS
 
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
     detail = world.client("admin").get(f"/api/jobs/{job.pk}/").json()
     assert detail["status"] == JobStatus.SUCCEEDED, detail["error"]
     assert detail["result"]["documents"] == 3
@@ -162,7 +162,7 @@ def test_sync_import_of_a_broken_file_names_document_and_mention(
 def test_sync_import_refuses_large_files(
     world: World, upload_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jobs.apis.SYNC_IMPORT_MAX_BYTES", 10)
+    monkeypatch.setattr("annotation.apis.jobs.SYNC_IMPORT_MAX_BYTES", 10)
     response = world.client("admin").post(
         f"/api/projects/{world.project.pk}/import/",
         {
@@ -235,27 +235,48 @@ def test_jobs_without_a_project_are_for_staff(world: World) -> None:
     assert [j["id"] for j in staff.get("/api/jobs/").json()["results"]] == [shared.pk]
 
 
-def test_model_versions_visible_and_activated_per_project(world: World) -> None:
-    foreign = ModelVersionFactory.create(project=world.other_project)
-    listed = world.client("annotator").get("/api/model-versions/").json()["results"]
-    assert {m["id"] for m in listed} == {world.model_version.pk, world.shared_model_version.pk}
-    assert foreign.pk not in {m["id"] for m in listed}
+def test_one_entry_in_the_job_kind_table_makes_a_kind_the_job_api_accepts(
+    world: World,
+    sent_tasks: list[Any],
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.apps import apps as django_apps
 
-    previous = ModelVersionFactory.create(project=world.project, is_active=True)
-    response = world.client("admin").post(f"/api/model-versions/{world.model_version.pk}/activate/")
-    assert response.status_code == 200
-    assert response.json()["is_active"] is True
-    previous.refresh_from_db()
-    assert previous.is_active is False
-    active = world.client("reviewer").get(
-        f"/api/model-versions/?project={world.project.pk}&is_active=true"
+    from jobs.kinds import job_kind_get, unregister_job_kind
+    from jobs.services import JobStateError
+    from workers import kinds
+
+    def validate(params: dict[str, Any], project: Any) -> None:
+        if params.get("n", 0) < 0:
+            raise JobStateError("n must not be negative")
+
+    entry = kinds.JobKindEntry(
+        name="count_words",
+        label="Count words",
+        task_name="sanitizer.count_words",
+        queue="cpu",
+        validate=validate,
+        soft_time_limit=60,
+        time_limit=90,
+        max_retries=0,
+        body=lambda job, reporter: {"words": 0},
     )
-    assert [m["id"] for m in active.json()["results"]] == [world.model_version.pk]
-
-
-def test_staff_activate_shared_models(world: World) -> None:
-    staff = APIClient()
-    staff.force_authenticate(UserFactory.create(username="staff", is_staff=True))
-    url = f"/api/model-versions/{world.shared_model_version.pk}/activate/"
-    assert staff.post(url).status_code == 200
-    assert ModelVersion.objects.get(pk=world.shared_model_version.pk).is_active
+    monkeypatch.setattr(kinds, "JOB_KINDS", (*kinds.JOB_KINDS, entry))
+    # What Django does at start-up: the worker app registers its table.
+    django_apps.get_app_config("workers").ready()
+    try:
+        assert job_kind_get("count_words") is entry
+        assert kinds.task_queues()["sanitizer.count_words"] == "cpu"
+        admin = world.client("admin")
+        url = f"/api/projects/{world.project.pk}/jobs/create/"
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin.post(url, {"kind": "count_words", "params": {"n": 2}}, format="json")
+        assert response.status_code == 201, response.content
+        assert response.json()["kind"] == "count_words"
+        assert sent_tasks == [("sanitizer.count_words", [response.json()["id"]], "cpu")]
+        refused = admin.post(url, {"kind": "count_words", "params": {"n": -1}}, format="json")
+        assert refused.status_code == 400
+        assert "n must not be negative" in refused.content.decode()
+    finally:
+        unregister_job_kind("count_words")

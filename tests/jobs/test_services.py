@@ -1,14 +1,13 @@
-"""Job lifecycle and model versions on the real database (no worker: see tests/workers)."""
+"""Job lifecycle on the real database (no worker: see tests/workers)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
-from jobs.models import Job, JobKind, JobStatus, ModelKind, ModelVersion
+from jobs.models import Job, JobStatus
 from jobs.services import (
     LOG_TAIL_CHARS,
     JobCancelledError,
@@ -20,10 +19,8 @@ from jobs.services import (
     job_progress,
     job_start,
     job_succeed,
-    model_version_activate,
-    model_version_create,
 )
-from tests.factories import JobFactory, ModelVersionFactory, ProjectFactory, UserFactory
+from tests.factories import JobFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +64,7 @@ def test_job_is_queued_only_after_the_transaction_commits(
     user = UserFactory.create()
     with django_capture_on_commit_callbacks() as callbacks:
         job = job_create(
-            kind=JobKind.IMPORT, params={"path": "/x.json"}, project=project, created_by=user
+            kind="import", params={"path": "/x.json"}, project=project, created_by=user
         )
         assert broker.sent == []
 
@@ -84,7 +81,7 @@ def test_a_rolled_back_job_is_never_queued(broker, django_capture_on_commit_call
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         try:
             with transaction.atomic():
-                job_create(kind=JobKind.IMPORT, params={})
+                job_create(kind="import", params={})
                 raise RuntimeError("request failed after creating the job")
         except RuntimeError:
             pass
@@ -97,8 +94,8 @@ def test_gpu_kinds_default_to_the_gpu_queue_and_the_queue_can_be_chosen(
     broker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        train = job_create(kind=JobKind.TRAIN_RECOGNIZER, params={})
-        forced = job_create(kind=JobKind.TRAIN_RECOGNIZER, params={}, queue="cpu")
+        train = job_create(kind="train_recognizer", params={})
+        forced = job_create(kind="train_recognizer", params={}, queue="cpu")
     assert (train.queue, forced.queue) == ("gpu", "cpu")
     assert [s[2] for s in broker.sent] == ["gpu", "cpu"]
 
@@ -244,75 +241,6 @@ def test_a_finished_job_cannot_be_cancelled(broker, status):
     assert broker.revoked == []
     job.refresh_from_db()
     assert job.status == status
-
-
-# --- model versions -------------------------------------------------------------------
-
-
-def active(kind: str = ModelKind.RECOGNIZER, project: Any = None) -> list[str]:
-    return list(
-        ModelVersion.objects.filter(kind=kind, project=project, is_active=True).values_list(
-            "version", flat=True
-        )
-    )
-
-
-def test_activation_keeps_one_active_model_per_kind_and_project():
-    project, other = ProjectFactory.create(), ProjectFactory.create()
-    v1 = model_version_create(
-        kind=ModelKind.RECOGNIZER, name="ner", version="1", artefact_path="/m/1", project=project,
-        activate=True,
-    )  # fmt: skip
-    v2 = model_version_create(
-        kind=ModelKind.RECOGNIZER, name="ner", version="2", artefact_path="/m/2", project=project
-    )
-    ModelVersionFactory.create(
-        kind=ModelKind.RECOGNIZER, project=other, version="o1", is_active=True
-    )
-    ModelVersionFactory.create(kind=ModelKind.MASKER, project=project, version="m1", is_active=True)
-    ModelVersionFactory.create(
-        kind=ModelKind.RECOGNIZER, project=None, version="s1", is_active=True
-    )
-    assert active(project=project) == ["1"]
-    assert not v2.is_active
-
-    model_version_activate(model_version=v2)
-
-    assert active(project=project) == ["2"]
-    v1.refresh_from_db()
-    assert not v1.is_active
-    # Other projects, other kinds and shared models are untouched.
-    assert active(project=other) == ["o1"]
-    assert active(kind=ModelKind.MASKER, project=project) == ["m1"]
-    assert active(project=None) == ["s1"]
-
-
-def test_activation_of_shared_models():
-    s1 = ModelVersionFactory.create(project=None, version="s1", is_active=True)
-    s2 = ModelVersionFactory.create(project=None, version="s2")
-    model_version_activate(model_version=s2)
-    s1.refresh_from_db()
-    assert active(project=None) == ["s2"]
-    assert not s1.is_active
-    model_version_activate(model_version=s2)
-    assert active(project=None) == ["s2"]
-
-
-def test_the_database_refuses_two_active_models_of_a_kind():
-    project = ProjectFactory.create()
-    ModelVersionFactory.create(project=project, version="a", is_active=True)
-    with pytest.raises(IntegrityError), transaction.atomic():
-        ModelVersionFactory.create(project=project, version="b", is_active=True)
-    with pytest.raises(IntegrityError), transaction.atomic():
-        ModelVersionFactory.create(project=None, version="c", is_active=True)
-        ModelVersionFactory.create(project=None, version="d", is_active=True)
-
-
-def test_model_version_names_are_unique():
-    model_version_create(kind=ModelKind.MASKER, name="masker", version="1", artefact_path="/a")
-    with pytest.raises(ValidationError, match="already exists"):
-        model_version_create(kind=ModelKind.MASKER, name="masker", version="1", artefact_path="/b")
-    assert ModelVersion.objects.count() == 1
 
 
 @pytest.mark.django_db

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import AnnotationSet, Role, SetKind, SetSource
 from annotation.services import assignment_create
-from jobs.models import Job, JobKind, JobStatus
+from jobs.models import Job, JobStatus
 from jobs.services import JobStateError, job_create
 from knowledge.models import KbStatus, KnowledgeBase
 from knowledge.services import knowledge_base_create
@@ -80,7 +80,7 @@ def test_only_project_admins_upload_knowledge_bases(
     if expected == 202:
         body = response.json()
         assert body["knowledge_base"]["status"] == KbStatus.BUILDING
-        assert body["job"]["kind"] == JobKind.KB_IMPORT
+        assert body["job"]["kind"] == "kb_import"
     else:
         assert not KnowledgeBase.objects.exists()
 
@@ -163,11 +163,11 @@ def test_distant_labelling_refuses_another_projects_knowledge_base(
         assert response.status_code == 400, response.content
         with pytest.raises(JobStateError):
             job_create(
-                kind=JobKind.KB_IMPORT,
+                kind="kb_import",
                 params={"knowledge_base_id": foreign.pk},
                 project=world["project"],
             )
-    assert not Job.objects.filter(kind=JobKind.DISTANT_LABEL).exists()
+    assert not Job.objects.filter(kind="distant_label").exists()
 
 
 @pytest.mark.django_db
@@ -270,8 +270,8 @@ TINY_MASKER = {
 @pytest.mark.celery_worker
 @pytest.mark.django_db(transaction=True)
 def test_masker_training_job_and_its_suggestions(celery_worker: CeleryWorker, media):
-    from annotation.preannotation import preannotate_documents
-    from jobs.models import ModelKind, ModelVersion
+    from ml.models import ModelKind, ModelVersion
+    from ml.services.preannotation import preannotate_documents
     from sanitizer.types import SEMANTIC_TYPES
 
     world = _world()
@@ -292,7 +292,7 @@ def test_masker_training_job_and_its_suggestions(celery_worker: CeleryWorker, me
         background=False,
     )
     job = job_create(
-        kind=JobKind.TRAIN_MASKER,
+        kind="train_masker",
         params={"knowledge_base_id": kb.pk, "k": 2, "max_arity": 2, **TINY_MASKER},
         project=project,
         created_by=world["users"]["admin"],

@@ -108,3 +108,14 @@ def test_distant_labelling_refuses_a_knowledge_base_that_is_not_ready(
     kb.status = KbStatus.BUILDING
     with pytest.raises(ValueError, match="not ready"):
         distant_label_project(project=project, knowledge_base=kb, k=2)
+
+
+def test_a_registered_selection_function_is_accepted_by_the_job_validator():
+    from jobs.services import JobStateError
+    from knowledge.validators import selection_validate
+    from sanitizer.kanon.algorithm import selection_functions
+
+    with pytest.raises(JobStateError, match="greedy, random"):
+        selection_validate("first_term_for_tests")
+    selection_functions.register("first_term_for_tests")(selection_functions.get("greedy"))
+    selection_validate("first_term_for_tests")

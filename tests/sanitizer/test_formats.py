@@ -14,11 +14,11 @@ from sanitizer.formats.tab import (
     iter_documents,
     iter_jsonl,
     iter_tab,
-    merge_intervals,
     release_text,
     target_person,
     write_tab,
 )
+from sanitizer.intervals import merge_intervals
 
 TEXT = "Anna Berg met Per Olsen in Oslo on 3 May 2001."
 

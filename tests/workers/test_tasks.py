@@ -15,10 +15,11 @@ from django.db import OperationalError
 
 from annotation.models import AnnotationSet, Document, Project, Span
 from annotation.services import project_create
-from jobs.models import Job, JobKind, JobStatus
+from jobs.models import Job, JobStatus
 from jobs.services import job_cancel, job_create, job_start
 from tests.factories import JobFactory, ProjectFactory
-from workers.tasks import Reporter, import_documents, run_job
+from workers.runner import Reporter, run_job
+from workers.tasks import TASKS
 
 if TYPE_CHECKING:
     from tests.celery_worker import CeleryWorker
@@ -63,7 +64,7 @@ def corrupt_document(sample: Path, out: Path, index: int) -> tuple[str, str]:
 
 def import_job(project: Project, path: Path, **params: Any) -> Job:
     return JobFactory.create(
-        kind=JobKind.IMPORT, project=project, params={"path": str(path), "format": "tab", **params}
+        kind="import", project=project, params={"path": str(path), "format": "tab", **params}
     )
 
 
@@ -74,7 +75,7 @@ def import_job(project: Project, path: Path, **params: Any) -> Job:
 def test_import_task_imports_and_reports(tab_sample_path):
     job = import_job(ProjectFactory.create(), tab_sample_path)
 
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
 
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED, job.error
@@ -96,7 +97,7 @@ def test_import_task_with_a_bad_file_fails_and_stores_nothing(tab_sample_path, t
     job = import_job(ProjectFactory.create(), tmp_path / "bad.json")
     before = table_counts(skip=("jobs.Job",))
 
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
 
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
@@ -108,7 +109,7 @@ def test_import_task_with_a_bad_file_fails_and_stores_nothing(tab_sample_path, t
 @pytest.mark.django_db
 def test_unexpected_errors_fail_the_job_with_the_traceback(tmp_path):
     job = import_job(ProjectFactory.create(), tmp_path / "missing.json")
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
     assert "Traceback" in job.error
@@ -120,7 +121,7 @@ def test_delete_after_removes_the_uploaded_file(tab_sample_path, tmp_path):
     upload = tmp_path / "upload.json"
     upload.write_bytes(tab_sample_path.read_bytes())
     job = import_job(ProjectFactory.create(), upload, delete_after=True)
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED
     assert not upload.exists()
@@ -131,7 +132,7 @@ def test_delete_after_removes_the_upload_of_a_failed_import(tab_sample_path, tmp
     upload = tmp_path / "upload.json"
     corrupt_document(tab_sample_path, upload, 0)
     job = import_job(ProjectFactory.create(), upload, delete_after=True)
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
     assert not upload.exists()
@@ -160,7 +161,7 @@ def test_running_a_finished_job_again_does_nothing(tab_sample_path, status):
     job.status = status
     job.save()
 
-    import_documents.apply(args=[job.pk])
+    TASKS["import"].apply(args=[job.pk])
 
     job.refresh_from_db()
     assert (job.status, job.attempts, job.log_tail) == (status, 0, "")
@@ -262,9 +263,7 @@ def test_worker_imports_a_large_file(celery_worker: CeleryWorker, tab_sample_pat
     assert path.stat().st_size > 5_000_000
     project = project_create(name="large")
 
-    job = job_create(
-        kind=JobKind.IMPORT, params={"path": str(path), "format": "tab"}, project=project
-    )
+    job = job_create(kind="import", params={"path": str(path), "format": "tab"}, project=project)
     job, observed = celery_worker.wait_for_job(job.pk, timeout=120)
 
     assert job.status == JobStatus.SUCCEEDED, job.error
@@ -307,7 +306,7 @@ def test_worker_fails_a_bad_import_and_stores_nothing(
     before = table_counts()
 
     job = job_create(
-        kind=JobKind.IMPORT,
+        kind="import",
         params={"path": str(tmp_path / "bad.json"), "format": "tab"},
         project=project,
     )
@@ -349,7 +348,7 @@ def test_worker_ignores_the_task_of_a_finished_job(celery_worker: CeleryWorker, 
 
     project = project_create(name="once")
     job = job_create(
-        kind=JobKind.IMPORT, params={"path": str(tab_sample_path), "format": "tab"}, project=project
+        kind="import", params={"path": str(tab_sample_path), "format": "tab"}, project=project
     )
     job, _ = celery_worker.wait_for_job(job.pk, timeout=120)
     assert job.status == JobStatus.SUCCEEDED, job.error

@@ -35,6 +35,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Project
 from annotation.selectors import (
+    project_by_name,
     project_export_masks,
     project_export_release,
     project_export_tab,
@@ -116,7 +117,7 @@ class Command(BaseCommand):
         style: str | None,
         **options: Any,
     ) -> None:
-        found = Project.objects.filter(name=project).first()
+        found = project_by_name(name=project)
         if found is None:
             raise CommandError(f"no project named {project!r}")
         if fmt == "tab" and source is not None:

@@ -16,10 +16,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotation.models import Project
+from annotation.selectors import project_by_name
 from annotation.services import document_import, project_create
 from common.errors import DomainError
-from jobs.models import JobKind
 from jobs.services import job_create
 from sanitizer.formats.tab import FormatError
 
@@ -58,7 +57,7 @@ class Command(BaseCommand):
             # One transaction for the project and its documents, so a bad file leaves
             # no empty project behind either.
             with transaction.atomic():
-                project = Project.objects.filter(name=project_name).first()
+                project = project_by_name(name=project_name)
                 created = project is None
                 if project is None:
                     project = project_create(name=project_name)
@@ -80,11 +79,11 @@ class Command(BaseCommand):
 
     def _queue(self, source: Path, project_name: str, fmt: str) -> None:
         with transaction.atomic():
-            project = Project.objects.filter(name=project_name).first()
+            project = project_by_name(name=project_name)
             if project is None:
                 project = project_create(name=project_name)
             job = job_create(
-                kind=JobKind.IMPORT,
+                kind="import",
                 params={"path": str(source), "format": fmt},
                 project=project,
             )

@@ -1,10 +1,16 @@
-"""``manage.py sanitize``: mask TAB-format documents with the recognizer (no database needed)."""
+"""``manage.py sanitize``: mask TAB-format documents with the recognizer (no database needed).
+
+``--strategy`` accepts every name in ``sanitizer.recognizer.registry.strategy_registry``: a
+module added to ``sanitizer/recognizer/strategies/`` is a choice here without further edits.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from sanitizer.recognizer.registry import strategy_registry
 
 
 class Command(BaseCommand):
@@ -23,8 +29,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--strategy",
             default="mask-all",
-            choices=["mask-all", "most-specific"],
-            help="which detected entities to mask",
+            # Every registered strategy, plugins included (sanitizer.recognizer.strategies).
+            choices=strategy_registry.names(),
+            help="which detected entities to mask (default: %(default)s)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -1,11 +1,11 @@
 // Project admin: settings, members, imports (with the reader's validation errors),
 // assignments with an overlap, jobs (start, live progress, log tail, cancel) and model
 // versions (metrics, chart, activation).
-import { api, config, el, fmt, listAll } from "./api.js";
+import { api, config, listAll } from "./lib/api.js";
+import { $, el, fmt } from "./lib/dom.js";
 import { barChart } from "./charts.js";
 
 const cfg = config();
-const $ = (s) => document.querySelector(s);
 const state = { members: [], documents: cfg.documents, pollTimer: null };
 const pid = cfg.project_id;
 

@@ -1,5 +1,6 @@
 // Project agreement: pooled figures, pairs, matrix, against gold, and per document.
-import { api, config, el, fmt } from "./api.js";
+import { api, config } from "./lib/api.js";
+import { el, fmt } from "./lib/dom.js";
 import { renderAgreement } from "./agreement_view.js";
 
 const cfg = config();

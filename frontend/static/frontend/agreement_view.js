@@ -1,6 +1,6 @@
 // Agreement tables and charts shared by the review page (one document) and the
 // project agreement page; input: the summary from annotation.agreement_selectors.
-import { el, fmt } from "./api.js";
+import { el, fmt } from "./lib/dom.js";
 import { barChart, heatTable } from "./charts.js";
 
 const MATRIX_MEASURES = {

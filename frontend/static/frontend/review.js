@@ -1,12 +1,14 @@
 // The reviewer's page: every set of a document side by side (one row per region where
 // any set has a span), disagreements highlighted and filterable, adoption into gold,
 // gold edits, one-action completion when everyone agrees, publication, agreement.
-import { api, config, el, fmt, offsetMapper, offsetsToServer, spansToView } from "./api.js";
 import { renderAgreement } from "./agreement_view.js";
-import { DocView, IDENTIFIER_TYPES } from "./render.js";
+import { api, config } from "./lib/api.js";
+import { $, el, fmt } from "./lib/dom.js";
+import { offsetsToServer, spansToView } from "./lib/offsets.js";
+import { DocView, loadWorkspace } from "./views/document.js";
 
 const cfg = config();
-const $ = (s) => document.querySelector(s);
+const IDENTIFIER_TYPES = cfg.identifier_types.map((t) => t.name);
 const state = { doc: null, sets: [], units: [], gold: null, view: null, display: "overlay" };
 
 function spanKey(s) {
@@ -84,17 +86,11 @@ function renderTable() {
   $("#complete").title = disagreements ? "Adjudicate the disagreements first" : "Copy the unanimous annotation into gold and publish";
 }
 
-function classesFor(keys) {
-  const spans = keys.map((k) => state.view.spans.get(k)).filter(Boolean);
-  const top = spans.reduce((a, b) => (b.end - b.start < a.end - a.start ? b : a));
-  return [`t-${top.entity_type}`, `i-${top.identifier_type}`, `L-${top.layer}`].join(" ");
-}
-
 function renderDoc() {
   const choice = $("#display").value;
   const spans = [];
   if (choice === "disagreements") {
-    state.units.filter((u) => u.disagree).forEach((u, i) => spans.push({ key: `d${i}`, start: u.start, end: u.end, entity_type: "MISC", identifier_type: "QUASI", layer: "dis" }));
+    state.units.filter((u) => u.disagree).forEach((u, i) => spans.push({ key: `d${i}`, start: u.start, end: u.end, layer: "dis" }));
   } else {
     const set = state.sets.find((s) => String(s.id) === choice);
     if (set) for (const span of set.spans) spans.push({ ...span, key: `s${span.id}`, layer: set.kind === "machine" ? "machine" : set.kind === "gold" ? "gold" : "human" });
@@ -161,7 +157,10 @@ function refresh() {
   renderTable();
   renderDisplayOptions();
   renderDoc();
-  $("#gold-status").textContent = state.gold ? `${state.gold.spans.length} spans${state.gold.published_at ? ", published" : ", not published"}` : "none yet";
+  const published = Boolean(state.gold?.published_at);
+  $("#gold-status").textContent = state.gold ? `${state.gold.spans.length} spans${published ? ", published" : ", not published"}` : "none yet";
+  // The state itself, for whoever waits for it (the text "not published" holds "published").
+  $("#gold-status").dataset.published = String(published);
   $("#publish").disabled = !state.gold;
 }
 
@@ -175,13 +174,16 @@ function renderDisplayOptions() {
   select.value = [...select.options].some((o) => o.value === current) ? current : (state.gold ? String(state.gold.id) : "disagreements");
 }
 
-async function reload() {
-  const doc = await api("GET", `/api/documents/${cfg.document_id}/workspace/`);
-  state.offsets = offsetMapper(doc.text);
-  spansToView(doc, state.offsets);
+async function load() {
+  const { doc, offsets } = await loadWorkspace(cfg.document_id);
+  state.offsets = offsets;
   state.doc = doc;
   state.sets = doc.sets;
   state.gold = doc.sets.find((s) => s.kind === "gold") || null;
+}
+
+async function reload() {
+  await load();
   refresh();
 }
 
@@ -195,14 +197,9 @@ async function loadAgreement() {
 }
 
 async function main() {
-  const doc = await api("GET", `/api/documents/${cfg.document_id}/workspace/`);
-  state.offsets = offsetMapper(doc.text);
-  spansToView(doc, state.offsets);
-  state.doc = doc;
-  state.sets = doc.sets;
-  state.gold = doc.sets.find((s) => s.kind === "gold") || null;
-  $("#target-person").textContent = doc.target_person || "(not given)";
-  state.view = new DocView($("#doc"), doc.text, { classesFor });
+  await load();
+  $("#target-person").textContent = state.doc.target_person || "(not given)";
+  state.view = new DocView($("#doc"), state.doc.text);
   $("#only-disagreements").addEventListener("change", renderTable);
   $("#display").addEventListener("change", renderDoc);
   $("#complete").addEventListener("click", async () => {

@@ -8,242 +8,41 @@ Every list is a UTF-8 file with one term per line (``#`` starts a comment line).
   "rose" or "bath" as common nouns are not taken for "Rose" or "Bath"). In a text with no
   upper-case letter at all, lower-case matches are accepted unless they are English common words.
 
-Matches must sit on token boundaries (no letter or digit on either side) and the longest match
-wins among overlapping ones. Lists, labels and policies are documented in
-``sanitizer/recognizer/data/gazetteer/README.md``.
+Matches must sit on token boundaries (the shared matcher's ``"strict"`` rule of
+:mod:`sanitizer.textmatch`: no letter or digit on either side) and the longest match wins among
+overlapping ones. The lists and their loading are in
+:mod:`sanitizer.recognizer.components.gazetteer_lists`; lists, labels and policies are documented
+in ``sanitizer/recognizer/data/gazetteer/README.md``.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import ahocorasick
 import regex
 
 from sanitizer.recognizer.base import DEFAULT_SPACY_MODEL, english_lexicon, in_lexicon
+from sanitizer.recognizer.components.gazetteer_lists import (
+    DEFAULT_DIRECTORY,
+    DEFAULT_LISTS,
+    NOT_NAMES,
+    GazetteerList,
+    ListEntry,
+    load_term_table,
+)
 from sanitizer.recognizer.registry import recognizer_component
-from sanitizer.recognizer.spans import make_span
-from sanitizer.types import SEMANTIC_TYPES, EntitySpan
+from sanitizer.recognizer.spans import make_span, sentence_initial
+from sanitizer.textmatch import longest_first, lower_same_length
+from sanitizer.types import EntitySpan
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-DEFAULT_DIRECTORY = Path(__file__).resolve().parents[1] / "data" / "gazetteer"
-CASE_POLICIES = ("any", "title")
+__all__ = ["DEFAULT_LISTS", "Gazetteer", "GazetteerList", "make_gazetteer"]
 
-
-@dataclass(frozen=True)
-class GazetteerList:
-    """One term file and how its matches are labelled.
-
-    ``role`` is ``"first"``/``"last"`` for given-name/surname lists: such matches are joined with
-    neighbouring capitalised words into one PERSON span. ``extend_left`` grows a match over the
-    nouns and adjectives that modify it ("bus driver" -> "local transit bus driver"; occupation
-    titles are open-ended compounds that no list can enumerate).
-    """
-
-    file: str
-    label: str
-    case: str = "any"
-    plural: bool = False
-    role: str = ""
-    extend_left: bool = False
-
-    def __post_init__(self) -> None:
-        if self.label not in SEMANTIC_TYPES:
-            raise ValueError(f"unknown label {self.label!r}")
-        if self.case not in CASE_POLICIES:
-            raise ValueError(f"unknown case policy {self.case!r}")
-
-
-DEFAULT_LISTS: tuple[GazetteerList, ...] = (
-    GazetteerList("honorifics.txt", "DEM", "title"),
-    GazetteerList("nationalities.txt", "DEM", "any", plural=True),
-    GazetteerList("ethnicities.txt", "DEM", "any", plural=True),
-    GazetteerList("religions.txt", "DEM", "any", plural=True),
-    GazetteerList("political_ideologies.txt", "DEM", "any", plural=True),
-    GazetteerList("sexual_orientation.txt", "DEM", "any", plural=True),
-    GazetteerList("family_status.txt", "DEM", "any", plural=True),
-    GazetteerList("education.txt", "DEM", "any", plural=True),
-    GazetteerList("occupations_extra.txt", "DEM", "any", plural=True, extend_left=True),
-    GazetteerList("occupations_faker.txt", "DEM", "any", plural=True, extend_left=True),
-    GazetteerList("diseases.txt", "DEM", "any"),
-    GazetteerList("offences.txt", "MISC", "any"),
-    GazetteerList("causes_of_death.txt", "MISC", "any"),
-    GazetteerList("vehicles_weapons.txt", "MISC", "any", plural=True),
-    GazetteerList("countries.txt", "LOC", "title"),
-    GazetteerList("subdivisions.txt", "LOC", "title"),
-    GazetteerList("places.txt", "LOC", "title"),
-    GazetteerList("person_first_names.txt", "PERSON", "title", role="first"),
-    GazetteerList("person_last_names.txt", "PERSON", "title", role="last"),
-)
-
-
-@dataclass(frozen=True)
-class _Entry:
-    label: str
-    case: str
-    exact: str | None
-    role: str
-    list_name: str
-    extend_left: bool
-
-
-# Words that are capitalised at a sentence start or in headings but are not names; a title-case
-# list never matches them (lower-cased comparison).
-_NOT_NAMES = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "by",
-        "with",
-        "from",
-        "as",
-        "is",
-        "was",
-        "be",
-        "are",
-        "were",
-        "this",
-        "that",
-        "these",
-        "those",
-        "he",
-        "she",
-        "it",
-        "we",
-        "they",
-        "i",
-        "you",
-        "his",
-        "her",
-        "its",
-        "our",
-        "their",
-        "my",
-        "your",
-        "me",
-        "him",
-        "us",
-        "them",
-        "who",
-        "whom",
-        "which",
-        "what",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "some",
-        "no",
-        "not",
-        "yes",
-        "may",
-        "june",
-        "april",
-        "august",
-        "march",
-        "will",
-        "can",
-        "may",
-        "must",
-        "shall",
-        "should",
-        "would",
-        "could",
-        "court",
-        "state",
-        "states",
-        "government",
-        "republic",
-        "article",
-        "section",
-        "chapter",
-        "part",
-        "law",
-        "act",
-        "code",
-        "convention",
-        "protocol",
-        "judge",
-        "justice",
-        "president",
-        "minister",
-        "police",
-        "prosecutor",
-        "applicant",
-        "applicants",
-        "application",
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "sir",
-        "madam",
-        "lord",
-        "lady",
-        "saint",
-        "st",
-        "mount",
-        "north",
-        "south",
-        "east",
-        "west",
-        "new",
-        "old",
-        "great",
-        "little",
-        "good",
-        "best",
-        "page",
-        "sun",
-        "moon",
-        "day",
-        "night",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "july",
-        "september",
-        "october",
-        "november",
-        "december",
-        "christmas",
-        "easter",
-        "god",
-        "bank",
-        "union",
-        "city",
-        "county",
-        "street",
-        "road",
-        "avenue",
-    ]
-)
 
 _WORD_AFTER = regex.compile(
     r"[ \t]+((?:\p{Lu}\.?[ \t]+)*\p{Lu}[\p{Ll}\p{Lu}'\u2019\-]*\p{Ll}[\p{L}'\u2019\-]*)"
@@ -253,96 +52,18 @@ _NAME_GAP = regex.compile(r"[ \t]+(?:\p{Lu}\.?[ \t]+)*")
 _MODIFIER_POS = frozenset({"NOUN", "PROPN", "ADJ"})
 _MAX_MODIFIERS = 3
 _WORD_BEFORE = regex.compile(r"(\p{Lu}[\p{Ll}'\u2019\-]*\p{Ll}[\p{L}'\u2019\-]*)[ \t]+$")
+
+
+# A word after one of these (or at the start of the text) starts a sentence or a heading.
 _SENTENCE_END_CHARS = frozenset(".!?:;\n\r\"'\u201c\u201d\u2018\u2019>•*-")
 
 
-def _pluralize(term: str) -> str | None:
-    # Regular English plurals only; irregular ones are listed explicitly in the files.
-    last = term.rsplit(" ", 1)[-1]
-    low = last.lower()
-    if low.endswith(("s", "sh", "ch", "x", "z", "ese", "ism", "ish", "ed")) or not last.isalpha():
-        return None
-    if low.endswith("man"):
-        return term[:-3] + ("MEN" if last.isupper() else "men")
-    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
-        return term[:-1] + "ies"
-    return term + "s"
-
-
-def _read_terms(path: Path) -> Iterable[str]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            term = line.strip()
-            if term and not term.startswith("#"):
-                yield term
-
-
-def _lower(text: str) -> str:
-    # Aho-Corasick offsets are used on the original text, so lower-casing must keep lengths;
-    # the rare characters whose lower case is longer (e.g. "İ") are kept as they are.
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-
-
-@functools.lru_cache(maxsize=4)
-def _build_automaton(
-    directory: str, lists: tuple[GazetteerList, ...]
-) -> tuple[ahocorasick.Automaton, int]:
-    """Build (once per list configuration) the automaton mapping lower-cased terms to entries."""
-    table: dict[str, list[_Entry]] = {}
-    for spec in lists:
-        path = Path(spec.file) if Path(spec.file).is_absolute() else Path(directory) / spec.file
-        for raw in _read_terms(path):
-            exact = raw[1:] if raw.startswith("=") else None
-            term = exact or raw
-            forms = [term]
-            if spec.plural:
-                plural = _pluralize(term)
-                if plural:
-                    forms.append(plural)
-            for form in forms:
-                key = _lower(form)
-                if spec.label in ("PERSON", "LOC") and key in _NOT_NAMES:
-                    continue
-                entry = _Entry(
-                    spec.label,
-                    spec.case,
-                    form if exact else None,
-                    spec.role,
-                    spec.file,
-                    spec.extend_left,
-                )
-                bucket = table.setdefault(key, [])
-                if all(e.label != entry.label or e.role != entry.role for e in bucket):
-                    bucket.append(entry)
-    automaton = ahocorasick.Automaton()
-    for key, entries in table.items():
-        automaton.add_word(key, (len(key), tuple(entries)))
-    automaton.make_automaton()
-    return automaton, len(table)
-
-
-def _is_boundary(text: str, start: int, end: int) -> bool:
-    before_ok = start == 0 or not text[start - 1].isalnum()
-    after_ok = end == len(text) or not text[end].isalnum()
-    return before_ok and after_ok
-
-
-def _case_ok(entry: _Entry, surface: str, caseless_text: bool) -> bool:
+def _case_ok(entry: ListEntry, surface: str, caseless_text: bool) -> bool:
     if entry.exact is not None:
         return surface == entry.exact
     if entry.case == "title":
         return surface[0].isupper() or caseless_text
     return True
-
-
-def _sentence_initial(text: str, start: int) -> bool:
-    i = start - 1
-    while i >= 0 and text[i] in " \t":
-        i -= 1
-    return i < 0 or text[i] in _SENTENCE_END_CHARS
 
 
 class Gazetteer:
@@ -366,26 +87,27 @@ class Gazetteer:
         self.lists = tuple(lists)
         self.confidence = confidence
         self.join_names = join_names
-        self.automaton, self.size = _build_automaton(str(directory), self.lists)
+        table = load_term_table(str(directory), self.lists)
+        self.matcher = table.matcher
+        self.entries = table.entries
+        self.size = len(table.entries)
 
     def signature(self) -> str:
         """Component name, term count and a digest of the list configuration."""
         spec = repr(self.lists).encode("utf-8")
         return f"{self.name}[{self.size}terms:{hashlib.sha1(spec).hexdigest()[:8]}]"
 
-    def _candidates(self, text: str) -> list[tuple[int, int, _Entry]]:
-        lowered = _lower(text)
+    def _candidates(self, text: str) -> list[tuple[int, int, ListEntry]]:
+        lowered = lower_same_length(text)
         # Text written entirely in lower case (chat, forms) carries no capitalisation evidence;
         # title-case lists then match lower-case words that are not English common words.
         caseless_text = lowered == text
-        found: list[tuple[int, int, _Entry]] = []
-        for end_index, (length, entries) in self.automaton.iter(lowered):
-            end = end_index + 1
-            start = end - length
-            if not _is_boundary(text, start, end):
-                continue
+        found: list[tuple[int, int, ListEntry]] = []
+        # Lower-casing keeps letters and digits what they are, so boundaries found in the
+        # lower-cased text are those of the original.
+        for start, end, key in self.matcher.find(lowered):
             surface = text[start:end]
-            for entry in entries:
+            for entry in self.entries[key]:
                 if not _case_ok(entry, surface, caseless_text):
                     continue
                 if (
@@ -397,15 +119,7 @@ class Gazetteer:
                 found.append((start, end, entry))
                 break
         # Longest match first, then leftmost; overlapping shorter matches are dropped.
-        found.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
-        taken: list[tuple[int, int, _Entry]] = []
-        occupied: set[int] = set()
-        for start, end, entry in found:
-            if occupied.isdisjoint(range(start, end)):
-                taken.append((start, end, entry))
-                occupied.update(range(start, end))
-        taken.sort(key=lambda c: c[0])
-        return taken
+        return longest_first(found)
 
     def _plausible_name(self, text: str, start: int, end: int, doc: Doc | None) -> bool:
         # Capitalisation is the evidence for names and places, except for a lone word that is
@@ -417,7 +131,7 @@ class Gazetteer:
         common = in_lexicon(surface, self.lexicon)
         if not common and not (surface.isupper() and len(surface) <= 3):
             return True
-        if not common and not _sentence_initial(text, start):
+        if not common and not sentence_initial(text, start, _SENTENCE_END_CHARS):
             return True
         if doc is None:
             return False
@@ -457,14 +171,14 @@ class Gazetteer:
         for start, end, role in names:
             if role == "first":
                 m = _WORD_AFTER.match(text, end)
-                if m and m.group(1).lower() not in _NOT_NAMES:
+                if m and m.group(1).lower() not in NOT_NAMES:
                     end = m.end()
             if role in ("first", "last"):
                 m = _WORD_BEFORE.search(text, max(0, start - 40), start)
                 if (
                     m
-                    and m.group(1).lower() not in _NOT_NAMES
-                    and not _sentence_initial(text, m.start(1))
+                    and m.group(1).lower() not in NOT_NAMES
+                    and not sentence_initial(text, m.start(1), _SENTENCE_END_CHARS)
                 ):
                     start = m.start(1)
             grown.append((start, end))

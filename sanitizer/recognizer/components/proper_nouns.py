@@ -18,7 +18,7 @@ import regex
 
 from sanitizer.recognizer.base import DEFAULT_SPACY_MODEL, english_lexicon, in_lexicon
 from sanitizer.recognizer.registry import recognizer_component
-from sanitizer.recognizer.spans import make_span
+from sanitizer.recognizer.spans import make_span, sentence_initial
 from sanitizer.types import EntitySpan
 
 if TYPE_CHECKING:
@@ -93,13 +93,6 @@ _APOSTROPHE = regex.compile(r"['\u2019]")
 _SENTENCE_END = frozenset(".!?:;\n\r\"'\u201c\u201d>|•")
 
 
-def _sentence_initial(text: str, start: int) -> bool:
-    i = start - 1
-    while i >= 0 and text[i] in " \t":
-        i -= 1
-    return i < 0 or text[i] in _SENTENCE_END
-
-
 class ProperNouns:
     """Finds runs of capitalised tokens that look like names but are not common words."""
 
@@ -129,7 +122,7 @@ class ProperNouns:
         # An unknown all-caps word of 4+ letters (a place on its own address line) needs no tag.
         if word.isupper() and len(stem) >= 4:
             return True
-        return tok.pos_ == "PROPN" or not _sentence_initial(text, tok.idx)
+        return tok.pos_ == "PROPN" or not sentence_initial(text, tok.idx, _SENTENCE_END)
 
     def _label(self, text: str, doc: Doc, first: int) -> str:
         if first == 0:

@@ -15,7 +15,7 @@ from sanitizer.evaluation import (
     evaluate_tab,
     is_span_masked,
 )
-from sanitizer.evaluation.spans import mask_array
+from sanitizer.intervals import coverage_mask
 from tests.sanitizer.evaluation.helpers import find, mention, tab_doc
 
 # One annotator. "Mr" and the spaces of mention 1, "the"/"of" of the LOC mention
@@ -192,7 +192,7 @@ def test_titles_outside_tab_list_must_be_masked() -> None:
 
 def test_ignorable_words_are_judged_inside_the_span() -> None:
     t = "Pa a of offer"
-    masked = mask_array(len(t), [])
+    masked = coverage_mask(len(t), [])
     assert is_span_masked(t, 3, 4, masked)  # lone "a"
     assert is_span_masked(t, 5, 7, masked)  # lone "of"
     assert not is_span_masked(t, 0, 2, masked)  # "a" inside "Pa" is not a word

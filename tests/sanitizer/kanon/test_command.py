@@ -13,7 +13,7 @@ FIXTURES = ROOT / "fixtures" / "distant"
 def test_manage_py_distant_label(tmp_path: Path) -> None:
     env = {
         **os.environ,
-        "SANITIZER_TESTING": "1",
+        "DJANGO_SETTINGS_MODULE": "sanitizer_app.settings.local",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }

@@ -1,0 +1,48 @@
+"""Agreement figures for reviewers: inter-annotator and machine-vs-gold, per document
+(with the disputed regions) and pooled over a project."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation import permissions, selectors
+from annotation.permissions import REVIEWER_ROLES
+from common.apis import BaseApi, current_user
+
+
+class DocumentAgreementApi(BaseApi):
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Inter-annotator and machine-vs-gold agreement of a document",
+    )
+    def get(self, request: Request, document_id: int) -> Response:
+        document = permissions.document_for_user(
+            user=current_user(request),
+            document_id=document_id,
+            roles=REVIEWER_ROLES,
+            action="see agreement",
+        )
+        summary = selectors.document_agreement(document=document)
+        summary["disagreements"] = [
+            {"start": d["start"], "end": d["end"]}
+            for d in selectors.document_disagreements(document=document)
+        ]
+        return Response(summary)
+
+
+class ProjectAgreementApi(BaseApi):
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Inter-annotator and machine-vs-gold agreement of a project",
+    )
+    def get(self, request: Request, project_id: int) -> Response:
+        project = permissions.project_for_user(
+            user=current_user(request),
+            project_id=project_id,
+            roles=REVIEWER_ROLES,
+            action="see agreement",
+        )
+        return Response(selectors.project_agreement(project=project))

@@ -1,0 +1,202 @@
+"""Importing documents (TAB JSON, JSONL, plain text) with their annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import (
+    TAB_EXTRA_KEY,
+    AnnotationSet,
+    Document,
+    DocumentStatus,
+    Membership,
+    Project,
+    Role,
+    SetKind,
+    SetSource,
+    SetStatus,
+    Span,
+)
+from annotation.services.base import ProgressCallback, UserLike, actor
+from annotation.services.spans import BULK_BATCH, spans_create_logged
+from common.errors import DomainError
+from jobs.models import Job
+from jobs.services import job_create
+from sanitizer.formats.tab import DocumentRecord, FormatError, iter_jsonl, iter_tab, iter_text
+
+User = get_user_model()
+IMPORTED_USER_SUFFIX = "@import"
+# The job kind that runs document_import in a worker (registered by the workers app).
+IMPORT_JOB_KIND = "import"
+
+
+@dataclass
+class ImportSummary:
+    documents: int = 0
+    annotation_sets: int = 0
+    spans: int = 0
+    users_created: list[str] = field(default_factory=list)
+    document_ids: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "annotation_sets": self.annotation_sets,
+            "spans": self.spans,
+            "users_created": self.users_created,
+        }
+
+
+def _records(path: Path, fmt: str, progress: ProgressCallback | None) -> Iterator[DocumentRecord]:
+    if fmt == "text":
+        yield from iter_text(path)
+        return
+    total = path.stat().st_size
+    with path.open("rb") as stream:
+        reader = iter_tab(stream) if fmt == "tab" else iter_jsonl(stream)
+        for record in reader:
+            yield record
+            if progress is not None:
+                progress(min(stream.tell(), total), total, "")
+
+
+def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
+    """The account that owns an imported annotator's set.
+
+    An existing account is reused when it was itself created by an import (inactive)
+    or already belongs to the project; a file naming an unrelated active account
+    (say ``admin``) or a reserved name (``gold``, ``machine:...``) gets a separate
+    ``<name>@import`` account instead, so an import never attaches work to someone's
+    real login nor collides with the gold set or machine runs.
+    """
+    user = User.objects.filter(username=name).first()
+    # "gold" and "machine:..." name the gold set and machine runs in exports and
+    # agreement tables; a human annotator must not take them over.
+    reserved = name == "gold" or name.startswith("machine:")
+    if reserved or (
+        user is not None
+        and user.is_active
+        and not Membership.objects.filter(project=project, user=user).exists()
+    ):
+        name = f"{name}{IMPORTED_USER_SUFFIX}"
+        user = User.objects.filter(username=name).first()
+    if user is None:
+        # TAB annotators are people who never log in here: inactive, no usable password.
+        user = User(username=name, is_active=False)
+        user.set_unusable_password()
+        user.full_clean()
+        user.save()
+        created.append(name)
+    return user
+
+
+@transaction.atomic
+def document_import(
+    *,
+    project: Project,
+    path: Path,
+    fmt: str,
+    user: UserLike = None,
+    progress: ProgressCallback | None = None,
+) -> ImportSummary:
+    """Import a TAB JSON, JSONL or text file into ``project``, all or nothing.
+
+    The file is streamed and validated document by document; the first problem
+    raises :class:`FormatError` (naming the document and mention), which rolls back
+    everything this call wrote. Documents whose id already exists in the project are
+    rejected the same way.
+    """
+    if fmt not in ("tab", "jsonl", "text"):
+        raise DomainError(f"unknown format {fmt!r}")
+    summary = ImportSummary()
+    existing = set(project.documents.values_list("external_id", flat=True))
+    position = project.documents.count()
+    users: dict[str, Any] = {}
+    pending_spans: list[Span] = []
+    for record in _records(path, fmt, progress):
+        if record.doc_id in existing:
+            raise FormatError(
+                "a document with this id already exists in the project", doc_id=record.doc_id
+            )
+        document = Document(
+            project=project,
+            external_id=record.doc_id,
+            text=record.text,
+            meta=record.meta,
+            task=record.task,
+            split=record.split,
+            target_person=record.target[:500],
+            position=position,
+            status=DocumentStatus.ANNOTATED if record.annotations else DocumentStatus.NEW,
+        )
+        document.full_clean(validate_unique=False, validate_constraints=False)
+        document.save()
+        if record.extra:
+            document.meta = {**record.meta, TAB_EXTRA_KEY: record.extra}
+            document.save(update_fields=["meta"])
+        position += 1
+        summary.documents += 1
+        summary.document_ids.append(document.pk)
+        for annotator, mentions in record.annotations.items():
+            if annotator not in users:
+                users[annotator] = _annotator_user(annotator, project, summary.users_created)
+                Membership.objects.get_or_create(
+                    project=project, user=users[annotator], defaults={"role": Role.ANNOTATOR}
+                )
+            annotation_set = AnnotationSet.objects.create(
+                document=document,
+                kind=SetKind.HUMAN,
+                source=SetSource.IMPORT,
+                annotator=users[annotator],
+                status=SetStatus.SUBMITTED,
+                quality_checked=annotator in record.quality_checked,
+                created_by=actor(user),
+                submitted_at=timezone.now(),
+            )
+            summary.annotation_sets += 1
+            # Offsets and values were validated by the reader against this very text.
+            pending_spans.extend(
+                Span(
+                    annotation_set=annotation_set,
+                    start=m.start,
+                    end=m.end,
+                    text=m.span_text,
+                    entity_type=m.entity_type,
+                    identifier_type=m.identifier_type,
+                    confidential_status=m.confidential_status,
+                    entity_id=m.entity_id,
+                    mention_id=m.mention_id,
+                    attrs=m.attrs,
+                )
+                for m in mentions
+            )
+            summary.spans += len(mentions)
+        if len(pending_spans) >= BULK_BATCH:
+            spans_create_logged(pending_spans, actor(user))
+            pending_spans = []
+        existing.add(record.doc_id)
+    spans_create_logged(pending_spans, actor(user))
+    return summary
+
+
+def document_import_queue(
+    *,
+    project: Project,
+    path: Path,
+    fmt: str,
+    created_by: UserLike = None,
+    delete_after: bool = False,
+) -> Job:
+    """Queue a job importing ``path`` into ``project`` (a worker runs document_import);
+    with ``delete_after`` the file, an upload, is removed when the job ends."""
+    params: dict[str, Any] = {"path": str(path), "format": fmt}
+    if delete_after:
+        params["delete_after"] = True
+    return job_create(kind=IMPORT_JOB_KIND, params=params, project=project, created_by=created_by)

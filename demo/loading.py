@@ -1,0 +1,109 @@
+"""Demo data: users with known passwords, a project, the TAB sample, assignments.
+
+Idempotent: running it again on a database that has the demo project changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotation.models import Project
+from annotation.services import (
+    assignment_create,
+    document_import,
+    membership_set,
+    project_create,
+)
+from knowledge.services import distant_label_project, knowledge_base_create
+from ml.services.preannotation import preannotate_documents
+
+DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
+DISTANT_DIR = Path(settings.BASE_DIR) / "fixtures" / "distant"
+
+
+@dataclass
+class DemoLogin:
+    username: str
+    password: str
+    role: str
+
+
+@transaction.atomic
+def demo_load(*, fixtures_dir: Path = DEMO_DIR) -> list[DemoLogin]:
+    spec = json.loads((fixtures_dir / "users.json").read_text())
+    User = get_user_model()
+    logins = []
+    users = {}
+    for entry in spec["users"]:
+        user, created = User.objects.get_or_create(username=entry["username"])
+        if created:
+            user.set_password(entry["password"])
+            user.is_staff = user.is_superuser = bool(entry.get("superuser"))
+            user.save()
+        users[entry["username"]] = (user, entry["role"])
+        logins.append(DemoLogin(entry["username"], entry["password"], entry["role"]))
+    project = Project.objects.filter(name=spec["project"]).first()
+    if project is None:
+        admin = next(u for u, role in users.values() if role == "admin")
+        project = project_create(
+            name=spec["project"],
+            created_by=admin,
+            description="European Court of Human Rights judgments from the TAB sample.",
+            guidelines=(
+                "Mark every mention that could identify the applicant. DIRECT: identifies on "
+                "its own (name, application number). QUASI: identifies in combination (dates, "
+                "places, nationality, occupation). NO_MASK: no risk."
+            ),
+        )
+        for user, role in users.values():
+            membership_set(project=project, user=user, role=role)
+        document_import(
+            project=project, path=fixtures_dir / "tab_sample.json", fmt="tab", user=admin
+        )
+        annotators = [u for u, role in users.values() if role == "annotator"]
+        overlap = min(int(spec.get("assign_overlap", 1)), len(annotators))
+        for i, document in enumerate(project.documents.order_by("position")):
+            for j in range(overlap):
+                assignment_create(
+                    document=document, user=annotators[(i + j) % len(annotators)], created_by=admin
+                )
+        # Annotators start from machine suggestions, as they would in a real project.
+        preannotate_documents(project=project)
+    _demo_biographies(spec, users)
+    return logins
+
+
+def _demo_biographies(spec: dict, users: dict) -> None:
+    """A second project: synthetic biographies labelled against a synthetic knowledge base."""
+
+    name = spec.get("distant_project", "Demo: synthetic biographies")
+    if Project.objects.filter(name=name).exists():
+        return
+    admin = next(u for u, role in users.values() if role == "admin")
+    project = project_create(
+        name=name,
+        created_by=admin,
+        description="Generated people: distant labels for k-anonymity against a knowledge base.",
+        k_anonymity=5,
+    )
+    for user, role in users.values():
+        membership_set(project=project, user=user, role=role)
+    document_import(project=project, path=DISTANT_DIR / "docs.json", fmt="tab", user=admin)
+    annotators = [u for u, role in users.values() if role == "annotator"]
+    for i, document in enumerate(project.documents.order_by("position")[:10]):
+        assignment_create(document=document, user=annotators[i % len(annotators)], created_by=admin)
+    kb = knowledge_base_create(
+        name="Synthetic people (2,000)",
+        source_path=DISTANT_DIR / "kb.jsonl",
+        source_format="jsonl",
+        project=project,
+        created_by=admin,
+        background=False,
+    )
+    distant_label_project(project=project, knowledge_base=kb, k=project.k_anonymity, max_arity=3)

@@ -1,0 +1,84 @@
+"""REST API of model versions: list, detail, activate.
+
+Shared model versions (no project) are visible to everyone and activated by staff;
+a project's are visible to its members and activated by its admins.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation import permissions
+from annotation.permissions import ANY_ROLE
+from common.apis import BaseApi, BaseListApi, current_user, parse
+from ml.models import ModelKind
+from ml.permissions import model_version_for_user, require_may_activate
+from ml.selectors import model_versions_for_user
+from ml.services.model_versions import model_version_activate
+
+
+class ModelVersionOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ModelKind.choices)
+    project = serializers.IntegerField(source="project_id", allow_null=True)
+    name = serializers.CharField()
+    version = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
+    base_model = serializers.CharField()
+    config = serializers.JSONField()
+    training_summary = serializers.JSONField()
+    metrics = serializers.JSONField()
+    is_active = serializers.BooleanField()
+    job = serializers.IntegerField(source="job_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class ModelVersionListApi(BaseListApi):
+    class FilterSerializer(serializers.Serializer):
+        project = serializers.IntegerField(required=False)
+        kind = serializers.ChoiceField(choices=ModelKind.choices, required=False)
+        is_active = serializers.BooleanField(required=False, allow_null=True, default=None)
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses=ModelVersionOutputSerializer(many=True),
+        summary="Shared model versions and those of your projects",
+    )
+    def get(self, request: Request) -> Response:
+        user = current_user(request)
+        filters = parse(self.FilterSerializer, request.query_params)
+        project = None
+        if "project" in filters:
+            project = permissions.project_for_user(
+                user=user, project_id=filters.pop("project"), roles=ANY_ROLE
+            )
+        versions = model_versions_for_user(
+            user=user, project=project, kind=filters.get("kind"), is_active=filters.get("is_active")
+        )
+        return self.paginated(request, versions, ModelVersionOutputSerializer)
+
+
+class ModelVersionDetailApi(BaseApi):
+    @extend_schema(responses=ModelVersionOutputSerializer)
+    def get(self, request: Request, model_version_id: int) -> Response:
+        model_version = model_version_for_user(
+            user=current_user(request), model_version_id=model_version_id
+        )
+        return Response(ModelVersionOutputSerializer(model_version).data)
+
+
+class ModelVersionActivateApi(BaseApi):
+    @extend_schema(
+        request=None,
+        responses=ModelVersionOutputSerializer,
+        summary="Make this the active model of its kind (project admins; staff for shared models)",
+    )
+    def post(self, request: Request, model_version_id: int) -> Response:
+        user = current_user(request)
+        model_version = model_version_for_user(user=user, model_version_id=model_version_id)
+        require_may_activate(user=user, model_version=model_version)
+        model_version = model_version_activate(model_version=model_version)
+        return Response(ModelVersionOutputSerializer(model_version).data)

@@ -1,0 +1,1 @@
+"""Writes of the ml app: model versions, recognizer training, pre-annotation."""

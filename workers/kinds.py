@@ -1,0 +1,125 @@
+"""The job-kind table: every kind of background job, in one place.
+
+Each entry names the kind, its Celery task (the name queued messages carry), its
+queue, the validator of its parameters (owned by the app whose data they name), its
+time limits and retries, and its body. ``workers.tasks`` makes the Celery tasks
+from this table, the Celery app routes by it, and ``workers.apps`` registers it
+with the jobs app, whose ``job_create`` and job API then accept the kind.
+
+Adding a job kind: one entry here plus its body function (``workers.bodies``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotation.services import IMPORT_JOB_KIND
+from jobs.kinds import JobKindSpec
+from knowledge.validators import (
+    DISTANT_LABEL,
+    KB_IMPORT,
+    TRAIN_MASKER,
+    distant_label_params_validate,
+    kb_import_params_validate,
+    masker_params_validate,
+)
+from ml.validators import (
+    PREANNOTATE,
+    TRAIN_RECOGNIZER,
+    preannotate_params_validate,
+    training_params_validate,
+)
+from workers import bodies
+from workers.runner import Describe, JobBody
+
+HOUR = 3600
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobKindEntry(JobKindSpec):
+    """What the jobs app needs to know of a kind, plus what the worker needs to run it."""
+
+    soft_time_limit: int
+    # The hard limit leaves the body time to record the soft limit's failure.
+    time_limit: int
+    # Retries after transient infrastructure errors (database or broker connection).
+    max_retries: int
+    body: JobBody
+    describe: Describe | None = None
+
+
+JOB_KINDS: tuple[JobKindEntry, ...] = (
+    JobKindEntry(
+        name=IMPORT_JOB_KIND,
+        label="Import documents",
+        task_name="sanitizer.import_documents",
+        queue="cpu",
+        # The parameter is a server path: only the server queues imports (upload API).
+        creatable=False,
+        soft_time_limit=3000,
+        time_limit=3300,
+        max_retries=3,
+        body=bodies.import_documents,
+        describe=bodies.describe_import,
+    ),
+    JobKindEntry(
+        name=PREANNOTATE,
+        label="Pre-annotate",
+        task_name="sanitizer.preannotate",
+        queue="gpu",
+        validate=preannotate_params_validate,
+        soft_time_limit=6 * HOUR,
+        time_limit=6 * HOUR + 300,
+        max_retries=3,
+        body=bodies.preannotate,
+    ),
+    JobKindEntry(
+        name=TRAIN_RECOGNIZER,
+        label="Train recognizer",
+        task_name="sanitizer.train_recognizer",
+        queue="gpu",
+        validate=training_params_validate,
+        soft_time_limit=12 * HOUR,
+        time_limit=12 * HOUR + 600,
+        max_retries=1,
+        body=bodies.train_recognizer,
+    ),
+    JobKindEntry(
+        name=KB_IMPORT,
+        label="Import knowledge base",
+        task_name="sanitizer.kb_build",
+        queue="cpu",
+        validate=kb_import_params_validate,
+        soft_time_limit=12 * HOUR,
+        time_limit=12 * HOUR + 600,
+        max_retries=1,
+        body=bodies.kb_build,
+    ),
+    JobKindEntry(
+        name=DISTANT_LABEL,
+        label="Distant labelling",
+        task_name="sanitizer.distant_label",
+        queue="cpu",
+        validate=distant_label_params_validate,
+        soft_time_limit=6 * HOUR,
+        time_limit=6 * HOUR + 300,
+        max_retries=3,
+        body=bodies.distant_label,
+    ),
+    JobKindEntry(
+        name=TRAIN_MASKER,
+        label="Train masking tagger",
+        task_name="sanitizer.train_masker",
+        queue="gpu",
+        validate=masker_params_validate,
+        soft_time_limit=12 * HOUR,
+        time_limit=12 * HOUR + 600,
+        max_retries=1,
+        body=bodies.train_masker,
+    ),
+)
+
+
+def task_queues() -> dict[str, str]:
+    """Celery task name -> queue, for the Celery app's router."""
+    return {entry.task_name: entry.queue for entry in JOB_KINDS}
