@@ -46,6 +46,16 @@ def project_for_user(
     return project
 
 
+def project_filter_for_user(
+    *, user: Any, project_id: int | None, roles: Collection[str] = ANY_ROLE, action: str = ""
+) -> Project | None:
+    """The project a list is filtered by (``?project=``), checked like any project
+    access; None when the list is not filtered."""
+    if project_id is None:
+        return None
+    return project_for_user(user=user, project_id=project_id, roles=roles, action=action)
+
+
 def document_for_user(
     *, user: Any, document_id: int, roles: Collection[str] = ANY_ROLE, action: str = ""
 ) -> Document:

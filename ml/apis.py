@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import permissions
-from annotation.permissions import ANY_ROLE
 from common.apis import BaseApi, BaseListApi, current_user, parse
 from ml.models import ModelKind
 from ml.permissions import model_version_for_user, require_may_activate
@@ -50,11 +49,9 @@ class ModelVersionListApi(BaseListApi):
     def get(self, request: Request) -> Response:
         user = current_user(request)
         filters = parse(self.FilterSerializer, request.query_params)
-        project = None
-        if "project" in filters:
-            project = permissions.project_for_user(
-                user=user, project_id=filters.pop("project"), roles=ANY_ROLE
-            )
+        project = permissions.project_filter_for_user(
+            user=user, project_id=filters.pop("project", None)
+        )
         versions = model_versions_for_user(
             user=user, project=project, kind=filters.get("kind"), is_active=filters.get("is_active")
         )

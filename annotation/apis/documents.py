@@ -142,9 +142,7 @@ class MyQueueApi(BaseListApi):
     def get(self, request: Request) -> Response:
         user = current_user(request)
         filters = parse(self.FilterSerializer, request.query_params)
-        project = None
-        if "project" in filters:
-            project = permissions.project_for_user(user=user, project_id=filters["project"])
+        project = permissions.project_filter_for_user(user=user, project_id=filters.get("project"))
         queue = selectors.my_queue(user=user, project=project)
         return self.paginated(request, queue, self.OutputSerializer)
 

@@ -62,14 +62,12 @@ class JobListApi(BaseListApi):
     def get(self, request: Request) -> Response:
         user = current_user(request)
         filters = parse(self.FilterSerializer, request.query_params)
-        project = None
-        if "project" in filters:
-            project = permissions.project_for_user(
-                user=user,
-                project_id=filters.pop("project"),
-                roles=ADMIN_ROLES,
-                action="see the project's jobs",
-            )
+        project = permissions.project_filter_for_user(
+            user=user,
+            project_id=filters.pop("project", None),
+            roles=ADMIN_ROLES,
+            action="see the project's jobs",
+        )
         jobs = selectors.job_list(user=user, project=project, **filters)
         return self.paginated(request, jobs, JobOutputSerializer)
 
