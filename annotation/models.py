@@ -169,6 +169,16 @@ class SetStatus(models.TextChoices):
     REVIEWED = "reviewed", "Reviewed"
 
 
+class CurrentSetManager(models.Manager["AnnotationSet"]):
+    """Sets in use: a machine run replaced by a newer run of its kind (``superseded_at``)
+    stays in the table as history but is left out of every default read (editor,
+    review, agreement, exports), so its suggestions are never shown or counted twice.
+    ``AnnotationSet.history`` reaches every set."""
+
+    def get_queryset(self) -> models.QuerySet[AnnotationSet]:
+        return super().get_queryset().filter(superseded_at__isnull=True)
+
+
 class AnnotationSet(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="annotation_sets")
     kind = models.CharField(max_length=8, choices=SetKind.choices)
@@ -208,8 +218,16 @@ class AnnotationSet(models.Model):
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    superseded_at = models.DateTimeField(
+        null=True, blank=True, help_text="Machine runs: when a newer run of the kind replaced it."
+    )
+
+    history = models.Manager()  # every set, superseded machine runs included
+    objects = CurrentSetManager()
 
     class Meta:
+        # The default manager is also behind ``document.annotation_sets``.
+        default_manager_name = "objects"
         ordering = ["document_id", "kind", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -275,6 +293,11 @@ class Span(models.Model):
                 condition=Q(confidence__isnull=True)
                 | (Q(confidence__gte=0) & Q(confidence__lte=1)),
                 name="span_confidence_unit_interval",
+            ),
+            # One decision per stretch of text and set: services merge duplicates
+            # (the strongest decision wins), migration 0004 merged existing ones.
+            models.UniqueConstraint(
+                fields=["annotation_set", "start", "end"], name="span_unique_offsets"
             ),
         ]
         indexes = [models.Index(fields=["annotation_set", "start"])]

@@ -142,6 +142,16 @@ urlpatterns = [
         name="gold-adopt",
     ),
     path(
+        "documents/<int:document_id>/gold/adopt-set/",
+        review.GoldAdoptSetApi.as_view(),
+        name="gold-adopt-set",
+    ),
+    path(
+        "documents/<int:document_id>/gold/regions/",
+        review.GoldRegionsApi.as_view(),
+        name="gold-regions",
+    ),
+    path(
         "documents/<int:document_id>/gold/complete/",
         review.GoldCompleteApi.as_view(),
         name="gold-complete",

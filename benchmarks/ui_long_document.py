@@ -1,15 +1,25 @@
-"""Editor speed on a long document: 60,000 characters, 800 spans, in a real Chromium.
+"""Editor and review speed on long documents, in a real Chromium.
 
 Builds a throw-away SQLite database (temporary folder), creates a project, an
-annotator and one document with 400 own spans and 400 machine suggestions, serves the
-app on a local port from this process, logs in and opens the editor. Prints:
+annotator, a reviewer and three documents, serves the app on a local port from this
+process, logs in and opens the pages:
 
-* ``interactive_s``: from navigation start to the editor being ready (text rendered,
-  spans indexed, keyboard handlers attached), median of ``--runs`` page loads;
-* ``keystroke_ms``: from a decision key press (``q``/``x`` alternately, on the selected
-  span) to the next painted frame showing the span's new class, median of ``--keys``.
+* the editor on a 60,000-character document with 400 own spans and 400 machine
+  suggestions: ``interactive_s`` (from navigation start to the editor being ready: text
+  rendered, spans indexed, keyboard handlers attached, and the next frame painted),
+  median of ``--runs`` page loads, and ``keystroke_ms`` (from a decision key press,
+  ``q``/``x`` alternately on the selected span, to the next painted frame showing the
+  span's new class), median of ``--keys``. Targets: under 2 s and under 100 ms;
+* the editor on a 300,000-character document with 5,000 spans (half own, half
+  suggestions): ``big_interactive_s`` and ``big_keystroke_ms``, the same measures.
+  Targets: under 2 s and under 100 ms;
+* the review page of a 60,000-character document with 10 versions (9 submitted
+  annotator sets and a machine run, about 700 spans each, differing in places):
+  ``review_s``, from navigation start to the page being ready and painted. Target:
+  under 1 s.
 
-Targets: under 2 s and under 100 ms. Last line: ``interactive_s=<float> keystroke_ms=<float>``.
+Last line: ``interactive_s=<float> keystroke_ms=<float> big_interactive_s=<float>
+big_keystroke_ms=<float> review_s=<float>``.
 
 Usage: ``.venv/bin/python benchmarks/ui_long_document.py [--runs 3] [--keys 20]``
 """
@@ -19,11 +29,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import statistics
 import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -58,6 +70,12 @@ WORDS = [
 ]
 TYPES = ["PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC"]
 DECISIONS = ["DIRECT", "QUASI", "NO_MASK"]
+PASSWORD = "bench-pass-123"
+# Resolves on the frame after the current one: layout and paint are included.
+NEXT_FRAME_JS = (
+    "() => new Promise((r) => requestAnimationFrame(() =>"
+    " setTimeout(() => r(performance.now()), 0)))"
+)
 
 
 def _setup_django(var_dir: Path) -> None:
@@ -88,26 +106,41 @@ def _long_text(chars: int, rng: random.Random) -> str:
     return "\n\n".join(paragraphs)[:chars]
 
 
-def _create_data(n_chars: int, n_spans: int) -> tuple[int, str, str]:
+def _words(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(r"\w+", text)]
+
+
+def _users() -> tuple[Any, Any, Any]:
     from django.contrib.auth import get_user_model
 
-    from annotation.models import AnnotationSet, Assignment, Document, SetKind, SetSource, Span
     from annotation.services import membership_set, project_create
+
+    users = get_user_model().objects
+    annotator = users.create_user("bench", password=PASSWORD)
+    reviewer = users.create_user("bench-reviewer", password=PASSWORD)
+    project = project_create(name="bench", created_by=None)
+    membership_set(project=project, user=annotator, role="annotator")
+    membership_set(project=project, user=reviewer, role="reviewer")
+    return project, annotator, reviewer
+
+
+def _create_editor_document(
+    project: Any, user: Any, external_id: str, n_chars: int, n_spans: int
+) -> int:
+    """A document with ``n_spans`` one-word spans, alternately own and suggested."""
+    from annotation.models import AnnotationSet, Assignment, Document, SetKind, SetSource, Span
 
     rng = random.Random(7)
     text = _long_text(n_chars, rng)
-    user = get_user_model().objects.create_user("bench", password="bench-pass-123")
-    project = project_create(name="bench", created_by=None)
-    membership_set(project=project, user=user, role="annotator")
     document = Document.objects.create(
-        project=project, external_id="long", text=text, target_person="Nobody"
+        project=project, external_id=external_id, text=text, target_person="Nobody"
     )
     Assignment.objects.create(document=document, user=user)
     own = AnnotationSet.objects.create(document=document, kind=SetKind.HUMAN, annotator=user)
     machine = AnnotationSet.objects.create(
         document=document, kind=SetKind.MACHINE, source=SetSource.PREANNOTATION, source_name="ner"
     )
-    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\w+", text)]
+    words = _words(text)
     chosen = sorted(rng.sample(range(len(words)), n_spans))
     rows = []
     for i, index in enumerate(chosen):
@@ -123,8 +156,60 @@ def _create_data(n_chars: int, n_spans: int) -> tuple[int, str, str]:
                 confidence=None if i % 2 == 0 else 0.8,
             )
         )
-    Span.objects.bulk_create(rows)
-    return document.pk, "bench", "bench-pass-123"
+    Span.objects.bulk_create(rows, batch_size=2000)
+    return int(document.pk)
+
+
+def _create_review_document(project: Any, n_chars: int, n_spans: int, versions: int) -> int:
+    """A document with ``versions`` sets (submitted annotators and one machine run) over
+    one base of ``n_spans`` spans: each keeps 90% of them, 20% with another decision."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import AnnotationSet, Document, SetKind, SetSource, SetStatus, Span
+
+    rng = random.Random(11)
+    text = _long_text(n_chars, rng)
+    document = Document.objects.create(
+        project=project, external_id="review", text=text, target_person="Nobody"
+    )
+    words = _words(text)
+    base = [
+        (words[i], rng.choice(TYPES), rng.choice(DECISIONS))
+        for i in sorted(rng.sample(range(len(words)), n_spans))
+    ]
+    rows = []
+    for v in range(versions):
+        if v == versions - 1:
+            annotation_set = AnnotationSet.objects.create(
+                document=document,
+                kind=SetKind.MACHINE,
+                source=SetSource.PREANNOTATION,
+                source_name="ner",
+                status=SetStatus.SUBMITTED,
+            )
+        else:
+            annotator = get_user_model().objects.create_user(f"annotator{v}")
+            annotation_set = AnnotationSet.objects.create(
+                document=document,
+                kind=SetKind.HUMAN,
+                annotator=annotator,
+                status=SetStatus.SUBMITTED,
+            )
+        for (start, end), entity_type, decision in base:
+            if rng.random() >= 0.9:
+                continue
+            rows.append(
+                Span(
+                    annotation_set=annotation_set,
+                    start=start,
+                    end=end,
+                    text=text[start:end],
+                    entity_type=entity_type,
+                    identifier_type=rng.choice(DECISIONS) if rng.random() < 0.2 else decision,
+                )
+            )
+    Span.objects.bulk_create(rows, batch_size=2000)
+    return int(document.pk)
 
 
 def _serve() -> tuple[str, object]:
@@ -157,10 +242,68 @@ async (key) => {
 """
 
 
+def _login(page: Any, base: str, username: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
+def _load_times(page: Any, url: str, runs: int) -> list[float]:
+    """Seconds from navigation start to the page's ready mark and the next frame."""
+    loads = []
+    for _ in range(runs):
+        page.goto(url)
+        page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+        loads.append(page.evaluate(NEXT_FRAME_JS) / 1000)
+    return loads
+
+
+def _measure_editor(page: Any, url: str, runs: int, n_keys: int) -> dict[str, Any]:
+    loads = _load_times(page, url, runs)
+    counts = page.evaluate(
+        "() => ({chars: window.__editor.doc.text.length,"
+        " spans: window.__editor.store.size,"
+        " segments: document.querySelectorAll('#doc .seg').length})"
+    )
+    page.keyboard.press("j")
+    keys = []
+    for i in range(n_keys):
+        result = page.evaluate(KEYSTROKE_JS, "q" if i % 2 == 0 else "x")
+        if not result["applied"]:
+            raise SystemExit("the keystroke did not change the span's class")
+        keys.append(result["ms"])
+    # Let the autosave finish before the page is left.
+    page.wait_for_function(
+        "document.querySelector('#save-status').textContent === 'All changes saved'",
+        timeout=60_000,
+    )
+    return {"loads": loads, "keys": keys, **counts}
+
+
+def _report(name: str, measured: dict[str, Any]) -> tuple[float, float]:
+    interactive = statistics.median(measured["loads"])
+    keystroke = statistics.median(measured["keys"])
+    print(
+        f"{name}: {measured['chars']} characters, {measured['spans']} spans "
+        f"({measured['segments']} rendered segments)"
+    )
+    print(f"  page loads (s): {', '.join(f'{v:.3f}' for v in measured['loads'])}")
+    keys = measured["keys"]
+    print(f"  keystrokes (ms): median {keystroke:.2f}, max {max(keys):.2f} over {len(keys)}")
+    return interactive, keystroke
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chars", type=int, default=60_000)
     parser.add_argument("--spans", type=int, default=800)
+    parser.add_argument("--big-chars", type=int, default=300_000)
+    parser.add_argument("--big-spans", type=int, default=5_000)
+    parser.add_argument("--review-chars", type=int, default=60_000)
+    parser.add_argument("--review-spans", type=int, default=800)
+    parser.add_argument("--versions", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keys", type=int, default=20)
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
@@ -168,53 +311,41 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="ui-bench-") as tmp:
         _setup_django(Path(tmp))
-        document_id, username, password = _create_data(args.chars, args.spans)
+        project, annotator, _reviewer = _users()
+        long_id = _create_editor_document(project, annotator, "long", args.chars, args.spans)
+        big_id = _create_editor_document(project, annotator, "big", args.big_chars, args.big_spans)
+        review_id = _create_review_document(
+            project, args.review_chars, args.review_spans, args.versions
+        )
         base, server = _serve()
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(f"{base}/accounts/login/")
-            page.fill("input[name=username]", username)
-            page.fill("input[name=password]", password)
-            page.click("button[type=submit]")
-            page.wait_for_url(f"{base}/")
-            loads = []
-            for _ in range(args.runs):
-                page.goto(f"{base}/documents/{document_id}/annotate/")
-                page.wait_for_selector("body[data-ready='1']", timeout=60_000)
-                # Wait for the frame after ready, so layout and paint are included.
-                loads.append(
-                    page.evaluate(
-                        "() => new Promise((r) => requestAnimationFrame(() => setTimeout(() =>"
-                        " r(performance.now()), 0)))"
-                    )
-                    / 1000
-                )
-            counts = page.evaluate(
-                "() => ({chars: window.__editor.doc.text.length,"
-                " spans: window.__editor.store.size,"
-                " segments: document.querySelectorAll('#doc .seg').length})"
+            _login(page, base, "bench")
+            long = _measure_editor(
+                page, f"{base}/documents/{long_id}/annotate/", args.runs, args.keys
             )
-            page.keyboard.press("j")
-            keys = []
-            for i in range(args.keys):
-                result = page.evaluate(KEYSTROKE_JS, "q" if i % 2 == 0 else "x")
-                if not result["applied"]:
-                    raise SystemExit("the keystroke did not change the span's class")
-                keys.append(result["ms"])
+            big = _measure_editor(
+                page, f"{base}/documents/{big_id}/annotate/", args.runs, args.keys
+            )
+            page.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            _login(page, base, "bench-reviewer")
+            reviews = _load_times(page, f"{base}/documents/{review_id}/review/", args.runs)
             browser.close()
         server.shutdown()  # type: ignore[attr-defined]
-    interactive = statistics.median(loads)
-    keystroke = statistics.median(keys)
+    interactive, keystroke = _report("document", long)
+    big_interactive, big_keystroke = _report("big document", big)
+    review = statistics.median(reviews)
+    print(f"review page: {args.versions} versions of {args.review_chars} characters")
+    print(f"  page loads (s): {', '.join(f'{v:.3f}' for v in reviews)}")
     print(
-        f"document: {counts['chars']} characters, {counts['spans']} spans "
-        f"({counts['segments']} rendered segments)"
+        f"interactive_s={interactive:.3f} keystroke_ms={keystroke:.2f} "
+        f"big_interactive_s={big_interactive:.3f} big_keystroke_ms={big_keystroke:.2f} "
+        f"review_s={review:.3f}"
     )
-    print(f"page loads (s): {', '.join(f'{v:.3f}' for v in loads)}")
-    print(f"keystrokes (ms): median {keystroke:.2f}, max {max(keys):.2f} over {len(keys)}")
-    print(f"interactive_s={interactive:.3f} keystroke_ms={keystroke:.2f}")
 
 
 if __name__ == "__main__":

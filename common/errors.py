@@ -12,6 +12,10 @@ class DomainError(Exception):
 class StaleVersionError(Exception):
     """A write based on an outdated read (HTTP 409); carries the current state."""
 
-    def __init__(self, current: dict[str, Any] | None):
+    def __init__(
+        self,
+        current: dict[str, Any] | None,
+        message: str = "the span was changed by someone else since you read it",
+    ):
         self.current = current
-        super().__init__("the span was changed by someone else since you read it")
+        super().__init__(message)

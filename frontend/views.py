@@ -27,9 +27,12 @@ from annotation.models import (
     SemanticType,
     Span,
 )
-from annotation.selectors import home_projects, project_document_table
+from annotation.selectors import annotator_set_allowed, home_projects, project_document_table
+from annotation.services import RECOGNIZER_COMPONENTS_KEY
+from sanitizer.formats.release import REPLACEMENT_STYLES
 from sanitizer.kanon.algorithm import selection_functions
 from sanitizer.recognizer import strategy_registry
+from sanitizer.recognizer.registry import component_registry
 
 REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
 
@@ -94,6 +97,8 @@ def _vocabulary() -> dict[str, Any]:
             {"name": name, "key": ENTITY_TYPE_KEYS.get(name, "")} for name in SemanticType.values
         ],
         "identifier_types": identifier_types,
+        # The masked preview's choices: the release function's styles.
+        "release_styles": list(REPLACEMENT_STYLES),
         "defaults": {
             "entity_type": SemanticType.values[0],
             "identifier_type": Span._meta.get_field("identifier_type").default,
@@ -120,7 +125,17 @@ def _key_help(vocabulary: dict[str, Any]) -> dict[str, str]:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/home.html", {"projects": home_projects(user=request.user)})
+    # The new-project form offers the registered recognizer components and the defaults.
+    config = {
+        "recognizer_components": component_registry.names(),
+        "recognizer_components_key": RECOGNIZER_COMPONENTS_KEY,
+        "defaults": {
+            "k_anonymity": Project._meta.get_field("k_anonymity").default,
+            "risk_threshold": Project._meta.get_field("risk_threshold").default,
+        },
+    }
+    context = {"projects": home_projects(user=request.user), "config": config}
+    return render(request, "frontend/home.html", context)
 
 
 @login_required
@@ -132,6 +147,9 @@ def document_annotate(request: HttpRequest, document_id: int) -> HttpResponse:
         "project_id": document.project_id,
         "role": role,
         "user": request.user.get_username(),
+        # False for a reviewer or admin on a document not assigned to them: the editor
+        # is then read-only, and the server refuses to create a set for them anyway.
+        "may_annotate": annotator_set_allowed(user=request.user, document=document),
         **vocabulary,
     }
     context = {
@@ -153,9 +171,14 @@ def document_review(request: HttpRequest, document_id: int) -> HttpResponse:
         "role": role,
         **_vocabulary(),
     }
-    return render(
-        request, "frontend/review.html", {"document": document, "role": role, "config": config}
-    )
+    context = {
+        "document": document,
+        "role": role,
+        "config": config,
+        "identifier_types": config["identifier_types"],
+        "entity_types": config["entity_types"],
+    }
+    return render(request, "frontend/review.html", context)
 
 
 @login_required
@@ -179,6 +202,7 @@ def project_admin(request: HttpRequest, project_id: int) -> HttpResponse:
         # Registry choices: a newly registered strategy or function appears here unedited.
         "masking_strategies": strategy_registry.names(),
         "selection_functions": selection_functions.names(),
+        "release_styles": list(REPLACEMENT_STYLES),
     }
     return render(
         request,

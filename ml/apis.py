@@ -1,4 +1,5 @@
-"""REST API of model versions: list, detail, activate.
+"""REST API of model versions: list, detail, comparison with the active model,
+activate and deactivate (back to the built-in recognizer).
 
 Shared model versions (no project) are visible to everyone and activated by staff;
 a project's are visible to its members and activated by its admins.
@@ -15,8 +16,8 @@ from annotation import permissions
 from common.apis import BaseApi, BaseListApi, current_user, parse
 from ml.models import ModelKind
 from ml.permissions import model_version_for_user, require_may_activate
-from ml.selectors import model_versions_for_user
-from ml.services.model_versions import model_version_activate
+from ml.selectors import model_activation_comparison, model_versions_for_user
+from ml.services.model_versions import model_version_activate, model_version_deactivate
 
 
 class ModelVersionOutputSerializer(serializers.Serializer):
@@ -67,15 +68,65 @@ class ModelVersionDetailApi(BaseApi):
         return Response(ModelVersionOutputSerializer(model_version).data)
 
 
-class ModelVersionActivateApi(BaseApi):
+class ModelFiguresOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True)
+    label = serializers.CharField()  # type: ignore[assignment]
+    builtin = serializers.BooleanField()
+    metrics = serializers.DictField(child=serializers.FloatField())
+
+
+class ModelVersionComparisonApi(BaseApi):
+    class OutputSerializer(serializers.Serializer):
+        candidate = ModelFiguresOutputSerializer()
+        active = ModelFiguresOutputSerializer()
+        metric = serializers.CharField(allow_null=True)
+        worse = serializers.BooleanField()
+        message = serializers.CharField()
+
     @extend_schema(
-        request=None,
+        responses=OutputSerializer,
+        summary="This model's evaluation next to the active model's (or the built-in one's)",
+    )
+    def get(self, request: Request, model_version_id: int) -> Response:
+        model_version = model_version_for_user(
+            user=current_user(request), model_version_id=model_version_id
+        )
+        comparison = model_activation_comparison(model_version=model_version)
+        return Response(self.OutputSerializer(comparison).data)
+
+
+class ModelVersionActivateApi(BaseApi):
+    class InputSerializer(serializers.Serializer):
+        confirm = serializers.BooleanField(
+            default=False, help_text="Required to activate a model that evaluates worse."
+        )
+
+    @extend_schema(
+        request=InputSerializer,
         responses=ModelVersionOutputSerializer,
-        summary="Make this the active model of its kind (project admins; staff for shared models)",
+        summary=(
+            "Make this the active model of its kind (project admins; staff for shared "
+            "models); a worse model needs confirm"
+        ),
     )
     def post(self, request: Request, model_version_id: int) -> Response:
         user = current_user(request)
         model_version = model_version_for_user(user=user, model_version_id=model_version_id)
         require_may_activate(user=user, model_version=model_version)
-        model_version = model_version_activate(model_version=model_version)
+        data = parse(self.InputSerializer, request.data)
+        model_version = model_version_activate(model_version=model_version, confirm=data["confirm"])
+        return Response(ModelVersionOutputSerializer(model_version).data)
+
+
+class ModelVersionDeactivateApi(BaseApi):
+    @extend_schema(
+        request=None,
+        responses=ModelVersionOutputSerializer,
+        summary="Stop using this model: back to the built-in recognizer",
+    )
+    def post(self, request: Request, model_version_id: int) -> Response:
+        user = current_user(request)
+        model_version = model_version_for_user(user=user, model_version_id=model_version_id)
+        require_may_activate(user=user, model_version=model_version)
+        model_version = model_version_deactivate(model_version=model_version)
         return Response(ModelVersionOutputSerializer(model_version).data)

@@ -65,3 +65,84 @@ def training_documents(
         (document, document.split == Split.DEV if has_dev else i % 10 == 9)
         for i, document in enumerate(documents)
     ]
+
+
+# The figures activation compares, best first: the first one both models report decides.
+COMPARED_METRICS = ("token_f1", "entity_exact_f1", "entity_partial_f1")
+BUILTIN_LABEL = "built-in recognizer"
+# Where a training run keeps the built-in recognizer's figures on its own dev set.
+BUILTIN_METRICS_KEY = "builtin_metrics"
+
+
+def _figures(metrics: dict[str, Any] | None) -> dict[str, float]:
+    return {
+        k: float(v)
+        for k, v in (metrics or {}).items()
+        if k in COMPARED_METRICS and isinstance(v, int | float)
+    }
+
+
+def model_activation_comparison(*, model_version: ModelVersion) -> dict[str, Any]:
+    """The candidate's evaluation next to the model it would replace (the active one of
+    its kind, or the built-in recognizer with the figures the candidate's training run
+    measured for it on the same dev set), and whether the candidate is worse."""
+    active = active_model_version(project=model_version.project, kind=model_version.kind)
+    candidate: dict[str, Any] = {
+        "id": model_version.pk,
+        "label": model_version.label,
+        "builtin": False,
+        "metrics": _figures(model_version.metrics),
+    }
+    current: dict[str, Any]
+    if active is not None and active.pk == model_version.pk:
+        current = candidate
+    elif active is not None:
+        current = {
+            "id": active.pk,
+            "label": active.label,
+            "builtin": False,
+            "metrics": _figures(active.metrics),
+        }
+    else:
+        builtin = (model_version.training_summary or {}).get(BUILTIN_METRICS_KEY)
+        current = {
+            "id": None,
+            "label": BUILTIN_LABEL,
+            "builtin": True,
+            "metrics": _figures(builtin),
+        }
+    metric = next(
+        (m for m in COMPARED_METRICS if m in candidate["metrics"] and m in current["metrics"]),
+        None,
+    )
+    worse = metric is not None and candidate["metrics"][metric] < current["metrics"][metric]
+    return {
+        "candidate": candidate,
+        "active": current,
+        "metric": metric,
+        "worse": worse,
+        "message": _comparison_message(candidate, current, metric, worse),
+    }
+
+
+def _describe(model: dict[str, Any], metric: str | None) -> str:
+    if metric is None:
+        figures = model["metrics"]
+        if not figures:
+            return f"{model['label']} (not evaluated)"
+        return f"{model['label']} (" + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()) + ")"
+    return f"{model['label']} ({metric} {model['metrics'][metric]:.3f})"
+
+
+def _comparison_message(
+    candidate: dict[str, Any], current: dict[str, Any], metric: str | None, worse: bool
+) -> str:
+    if candidate is current:
+        return f"{_describe(candidate, metric)} is already active."
+    if metric is None:
+        return (
+            f"{_describe(candidate, None)} and the active {_describe(current, None)} "
+            "share no evaluation figure to compare."
+        )
+    verdict = "worse than" if worse else "at least as good as"
+    return f"{_describe(candidate, metric)} is {verdict} the active {_describe(current, metric)}."

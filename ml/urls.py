@@ -16,4 +16,14 @@ urlpatterns = [
         apis.ModelVersionActivateApi.as_view(),
         name="model-version-activate",
     ),
+    path(
+        "model-versions/<int:model_version_id>/comparison/",
+        apis.ModelVersionComparisonApi.as_view(),
+        name="model-version-comparison",
+    ),
+    path(
+        "model-versions/<int:model_version_id>/deactivate/",
+        apis.ModelVersionDeactivateApi.as_view(),
+        name="model-version-deactivate",
+    ),
 ]

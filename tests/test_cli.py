@@ -146,3 +146,86 @@ def test_a_strategy_registered_in_one_file_is_a_sanitize_choice(tmp_path: Path) 
     covered = {docs[0]["text"][s:e] for s, e in masks["a"]}
     assert "12345/06" in covered
     assert not any("John" in text or "British" in text for text in covered)
+
+
+def _risk_documents() -> list[dict[str, Any]]:
+    """The TAB document plus a background judgment about the same applicant."""
+    docs = _tab_documents()
+    docs[0]["meta"] = {"applicant": "John Smith"}
+    docs.append(
+        {
+            "doc_id": "b",
+            "text": "Mr John Smith, an engineer, was born in 1962 and lives in Diyarbakır. "
+            "The Court heard the Government of Turkey on 3 March 2004.",
+        }
+    )
+    return docs
+
+
+def test_sanitize_risk_explains_every_mask_and_breaks_every_risky_combination(
+    tmp_path: Path,
+) -> None:
+    docs = _risk_documents()
+    source = tmp_path / "docs.json"
+    source.write_text(json.dumps(docs))
+    masks_path, explain_path = tmp_path / "masks.json", tmp_path / "explain.json"
+    result = _manage(
+        "sanitize",
+        "--input",
+        str(source),
+        "--output",
+        str(masks_path),
+        "--strategy",
+        "risk",
+        "--measures",
+        "lm,linkage",
+        "--threshold",
+        "9",
+        "--max-arity",
+        "2",
+        "--explain",
+        str(explain_path),
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    masks = json.loads(masks_path.read_text())
+    explain = json.loads(explain_path.read_text())
+    assert set(masks) == set(explain) == {"a", "b"}
+    for doc in docs:
+        doc_id = doc["doc_id"]
+        record = explain[doc_id]
+        assert set(record) == {"masks", "risky"}
+        masked = {(m["start"], m["end"]) for m in record["masks"]}
+        # masks covers exactly the masked spans, and no mask lacks a reason.
+        assert masked == {tuple(span) for span in masks[doc_id]}
+        for mask in record["masks"]:
+            assert mask["reasons"], mask
+            assert {"measure", "combination", "score", "text"} <= set(mask["reasons"][0])
+        # Every risky combination has at least one masked member.
+        for risky in record["risky"]:
+            assert {"measure", "combination", "score"} <= set(risky)
+            assert any(tuple(span) in masked for span in risky["combination"]), risky
+    covered = {docs[0]["text"][s:e] for s, e in masks["a"]}
+    assert {"John Smith", "12345/06"} <= covered  # DIRECT: always masked
+    assert any(m["reasons"][0]["measure"] == "lm" for m in explain["b"]["masks"])
+
+    result = _manage("evaluate", "--gold", str(source), "--masks", str(masks_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["ER_direct"] == 1.0
+
+
+def test_sanitize_refuses_risk_settings_it_cannot_honour(tmp_path: Path) -> None:
+    source = tmp_path / "docs.json"
+    source.write_text(json.dumps(_risk_documents()))
+    out = str(tmp_path / "masks.json")
+    supervised = _manage(
+        "sanitize", "--input", str(source), "--output", out, "--strategy", "risk",
+        "--measures", "lm,supervised",
+    )  # fmt: skip
+    assert supervised.returncode != 0
+    assert "supervised risk measure needs a trained model" in supervised.stderr
+    misplaced = _manage(
+        "sanitize", "--input", str(source), "--output", out, "--threshold", "4"
+    )  # fmt: skip
+    assert misplaced.returncode != 0
+    assert "only --strategy risk takes these options" in misplaced.stderr
+    assert not (tmp_path / "masks.json").exists()

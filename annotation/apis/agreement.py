@@ -4,17 +4,28 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import permissions, selectors
 from annotation.permissions import REVIEWER_ROLES
-from common.apis import BaseApi, current_user
+from common.apis import BaseApi, current_user, parse
+
+# Annotator sets still in progress count only when asked for (?in_progress=true).
+IN_PROGRESS_PARAMETER = OpenApiParameter(
+    "in_progress", bool, description="Count annotator sets that are not submitted yet"
+)
+
+
+class _QuerySerializer(serializers.Serializer):
+    in_progress = serializers.BooleanField(default=False)
 
 
 class DocumentAgreementApi(BaseApi):
     @extend_schema(
+        parameters=[IN_PROGRESS_PARAMETER],
         responses=OpenApiTypes.OBJECT,
         summary="Inter-annotator and machine-vs-gold agreement of a document",
     )
@@ -25,16 +36,20 @@ class DocumentAgreementApi(BaseApi):
             roles=REVIEWER_ROLES,
             action="see agreement",
         )
-        summary = selectors.document_agreement(document=document)
+        include = parse(_QuerySerializer, request.query_params)["in_progress"]
+        summary = selectors.document_agreement(document=document, include_in_progress=include)
         summary["disagreements"] = [
             {"start": d["start"], "end": d["end"]}
-            for d in selectors.document_disagreements(document=document)
+            for d in selectors.document_disagreements(
+                document=document, include_in_progress=include
+            )
         ]
         return Response(summary)
 
 
 class ProjectAgreementApi(BaseApi):
     @extend_schema(
+        parameters=[IN_PROGRESS_PARAMETER],
         responses=OpenApiTypes.OBJECT,
         summary="Inter-annotator and machine-vs-gold agreement of a project",
     )
@@ -45,4 +60,5 @@ class ProjectAgreementApi(BaseApi):
             roles=REVIEWER_ROLES,
             action="see agreement",
         )
-        return Response(selectors.project_agreement(project=project))
+        include = parse(_QuerySerializer, request.query_params)["in_progress"]
+        return Response(selectors.project_agreement(project=project, include_in_progress=include))

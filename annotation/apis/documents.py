@@ -12,7 +12,7 @@ from annotation import permissions, selectors, services
 from annotation.models import DocumentStatus, IdentifierType, SemanticType, Split
 from annotation.permissions import ADMIN_ROLES
 from common.apis import BaseApi, BaseListApi, current_user, parse
-from sanitizer.formats.tab import REPLACEMENT_STYLES
+from sanitizer.formats.release import REPLACEMENT_STYLES
 
 # Bound on one release request: a long judgment holds a few thousand spans.
 MAX_RELEASE_SPANS = 50_000
@@ -86,6 +86,22 @@ class ReleaseSpanInputSerializer(serializers.Serializer):
     end = serializers.IntegerField(min_value=1)
     entity_type = serializers.ChoiceField(choices=SemanticType.choices)
     identifier_type = serializers.ChoiceField(choices=IdentifierType.choices)
+    entity_id = serializers.CharField(
+        max_length=255,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Co-reference link: mentions with one entity id share a numbered placeholder.",
+    )
+
+
+class ReleasePlaceholderOutputSerializer(serializers.Serializer):
+    start = serializers.IntegerField(help_text="Code point offset in the released text.")
+    end = serializers.IntegerField()
+    source_start = serializers.IntegerField(help_text="Code point offset in the document.")
+    source_end = serializers.IntegerField()
+    entity_type = serializers.CharField()
+    number = serializers.IntegerField(allow_null=True, help_text="numbered style only.")
 
 
 class DocumentReleaseApi(BaseApi):
@@ -104,6 +120,7 @@ class DocumentReleaseApi(BaseApi):
     class OutputSerializer(serializers.Serializer):
         text = serializers.CharField(allow_blank=True, trim_whitespace=False)
         style = serializers.CharField()  # type: ignore[assignment]
+        placeholders = ReleasePlaceholderOutputSerializer(many=True)
 
     @extend_schema(
         request=InputSerializer,
@@ -115,15 +132,20 @@ class DocumentReleaseApi(BaseApi):
             user=current_user(request), document_id=document_id
         )
         data = parse(self.InputSerializer, request.data)
-        text = selectors.document_release(
+        released = selectors.document_release(
             document=document,
             spans=(
-                (s["start"], s["end"], s["entity_type"], s["identifier_type"])
+                (s["start"], s["end"], s["entity_type"], s["identifier_type"], s["entity_id"])
                 for s in data["spans"]
             ),
             style=data["style"],
         )
-        return Response(self.OutputSerializer({"text": text, "style": data["style"]}).data)
+        output = {
+            "text": released.text,
+            "style": data["style"],
+            "placeholders": released.placeholders,
+        }
+        return Response(self.OutputSerializer(output).data)
 
 
 class MyQueueApi(BaseListApi):

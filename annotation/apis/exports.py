@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from annotation import permissions, selectors
 from annotation.permissions import REVIEWER_ROLES
 from common.apis import BaseApi, current_user, parse
-from sanitizer.formats.tab import REPLACEMENT_STYLES
+from sanitizer.formats.release import REPLACEMENT_STYLES
 
 
 class _ExportNegotiation(DefaultContentNegotiation):
@@ -73,10 +73,14 @@ class ProjectExportApi(BaseApi):
             action="export the project",
         )
         options = parse(self.FilterSerializer, request.query_params)
+        filename = f"project-{project.pk}-{options['format']}.json"
         if options["format"] == "masks":
-            return Response(
+            masks = Response(
                 selectors.project_export_masks(project=project, source=options["source"])
             )
+            # A file to save, like the other formats (the admin page's download link).
+            masks["Content-Disposition"] = f'attachment; filename="{filename}"'
+            return masks
         if options["format"] == "tab":
             items: Iterable[Any] = selectors.project_export_tab(
                 project=project,
@@ -88,6 +92,5 @@ class ProjectExportApi(BaseApi):
                 project=project, source=options["source"], style=options["style"]
             )
         response = StreamingHttpResponse(_json_array(items), content_type="application/json")
-        filename = f"project-{project.pk}-{options['format']}.json"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response

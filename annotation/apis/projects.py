@@ -22,6 +22,8 @@ from common.apis import BaseApi, BaseListApi, current_user, parse
 class UserOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
+    # Inactive accounts (e.g. TAB annotators from an import) cannot log in or be assigned.
+    is_active = serializers.BooleanField()
 
 
 class ProjectRoleOutputSerializer(serializers.Serializer):

@@ -1,10 +1,11 @@
-"""Review: the gold set of a document, adjudicating disputed regions into it,
+"""Review: the gold set of a document, adjudicating disputed regions into it (one
+region, or all of one set's version at once), the regions gold has not decided yet,
 completing a unanimous document in one action, and publishing the gold set."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -35,15 +36,70 @@ class GoldSetApi(BaseApi):
 
 
 class GoldPublishApi(BaseApi):
+    """Publishing while regions are undecided answers 400 with their number
+    (``unresolved``, of ``total``) unless the request says ``force: true``: the review
+    page shows that number and asks the reviewer to confirm first."""
+
+    class InputSerializer(serializers.Serializer):
+        force = serializers.BooleanField(default=False)
+
     @extend_schema(
-        request=None,
+        request=InputSerializer,
         responses=AnnotationSetDetailApi.OutputSerializer,
         summary="Publish the gold set: annotators may then see every set of the document",
     )
     def post(self, request: Request, document_id: int) -> Response:
         user = current_user(request)
         document = _document_to_adjudicate(request, document_id, "publish gold sets")
-        gold = services.gold_publish(document=document, user=user)
+        data = parse(self.InputSerializer, request.data or {})
+        try:
+            gold = services.gold_publish(document=document, user=user, force=data["force"])
+        except services.UnresolvedRegionsError as exc:
+            body = {"detail": str(exc), "unresolved": exc.unresolved, "total": exc.total}
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        return Response(set_detail(user, gold))
+
+
+class _RegionSerializer(serializers.Serializer):
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+
+
+class GoldRegionsApi(BaseApi):
+    class OutputSerializer(serializers.Serializer):
+        total = serializers.IntegerField(help_text="Regions of the submitted annotator sets")
+        unresolved = _RegionSerializer(many=True, help_text="Regions gold has not decided")
+
+    @extend_schema(
+        responses=OutputSerializer,
+        summary="The submitted annotators' regions that gold has not decided yet",
+    )
+    def get(self, request: Request, document_id: int) -> Response:
+        document = _document_to_adjudicate(request, document_id, "adjudicate")
+        regions = selectors.gold_unresolved_regions(document=document)
+        unresolved = [{"start": start, "end": end} for start, end in regions["unresolved"]]
+        return Response(
+            self.OutputSerializer({"total": regions["total"], "unresolved": unresolved}).data
+        )
+
+
+class GoldAdoptSetApi(BaseApi):
+    class InputSerializer(serializers.Serializer):
+        annotation_set_id = serializers.IntegerField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses=AnnotationSetDetailApi.OutputSerializer,
+        summary="Adopt one set's version of every region into gold in one action",
+    )
+    def post(self, request: Request, document_id: int) -> Response:
+        user = current_user(request)
+        document = _document_to_adjudicate(request, document_id, "adjudicate")
+        data = parse(self.InputSerializer, request.data)
+        source = permissions.annotation_set_for_user(
+            user=user, annotation_set_id=data["annotation_set_id"]
+        )
+        gold = services.gold_adopt_set(document=document, source=source, user=user)
         return Response(set_detail(user, gold))
 
 

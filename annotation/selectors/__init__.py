@@ -7,6 +7,7 @@ from annotation.selectors.access import (
     annotation_set_editable_in_role,
     annotation_set_visible,
     annotation_sets_for_user,
+    annotator_set_allowed,
     document_list,
     document_visible,
     documents_for_user,
@@ -18,6 +19,7 @@ from annotation.selectors.access import (
 from annotation.selectors.agreement import (
     document_agreement,
     document_disagreements,
+    gold_unresolved_regions,
     project_agreement,
     set_name,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "annotation_set_visible",
     "annotation_sets_for_user",
     "annotator_queue",
+    "annotator_set_allowed",
     "document_agreement",
     "document_disagreements",
     "document_get",
@@ -71,6 +74,7 @@ __all__ = [
     "documents_for_user",
     "gold_published",
     "gold_set",
+    "gold_unresolved_regions",
     "home_projects",
     "job_get",
     "job_list",

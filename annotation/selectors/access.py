@@ -9,7 +9,21 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from annotation.models import AnnotationSet, Document, Membership, Project, Role, SetKind
+from annotation.models import (
+    AnnotationSet,
+    Assignment,
+    Document,
+    Membership,
+    Project,
+    Role,
+    SetKind,
+    SetStatus,
+)
+
+# Annotator sets that count in review and agreement: handed in (submitted, or reviewed
+# once the gold set is published). A set still in progress is work the annotator has
+# not finished; counting it would make a half-done set look like a disagreement.
+COUNTED_SET_STATUSES: tuple[str, ...] = (SetStatus.SUBMITTED, SetStatus.REVIEWED)
 
 
 def project_role(*, user: Any, project: Project | int) -> str | None:
@@ -81,6 +95,25 @@ def annotation_sets_for_user(*, user: Any, document: Document) -> QuerySet[Annot
     if gold_published(document=document):
         return qs
     return qs.filter(Q(annotator=user) | Q(kind=SetKind.MACHINE))
+
+
+def annotator_set_allowed(*, user: Any, document: Document) -> bool:
+    """Whether the user may have an annotator set of ``document`` (the editor's "mine").
+
+    Annotators may, on the documents they see. Reviewers and admins only when the
+    document is assigned to them or they already own a set there (e.g. an imported
+    one): a reviewer who opens a document to look at it must never become one of
+    its annotators, since that set would then count in review and agreement.
+    """
+    role = project_role(user=user, project=document.project_id)
+    if role == Role.ANNOTATOR:
+        return True
+    if role not in (Role.REVIEWER, Role.ADMIN):
+        return False
+    return (
+        Assignment.objects.filter(document=document, user=user).exists()
+        or document.annotation_sets.filter(kind=SetKind.HUMAN, annotator=user).exists()
+    )
 
 
 def annotation_set_visible(*, user: Any, annotation_set: AnnotationSet) -> bool:

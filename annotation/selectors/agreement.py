@@ -8,6 +8,10 @@ annotator's username, the gold set ``"gold"``, a machine run ``"machine:<source 
 human sets only; machine runs (and the humans) are compared with gold separately.
 All coefficients use the ``identifier`` label space (DIRECT / QUASI / NO_MASK / NONE)
 as in seed 000, Table 1, with every non-whitespace character as a character unit.
+
+Only annotator sets that were handed in count (``COUNTED_SET_STATUSES``: submitted,
+or reviewed after publication); ``include_in_progress`` adds the sets still being
+worked on, for a reviewer who wants to look at them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import AnnotationSet, Document, Project, SetKind, Span
+from annotation.selectors.access import COUNTED_SET_STATUSES
 from sanitizer.agreement import (
     AnnotatedDocument,
     cohen_kappa,
@@ -28,7 +33,7 @@ from sanitizer.agreement import (
     pooled_span_f1,
     span_f1,
 )
-from sanitizer.intervals import merge_intervals
+from sanitizer.intervals import coverage_mask, merge_intervals
 
 GOLD = "gold"
 MACHINE_PREFIX = "machine:"
@@ -201,18 +206,26 @@ def agreement_summary(items: Sequence[DocumentSets]) -> dict[str, Any]:
     }
 
 
-def document_agreement(*, document: Document) -> dict[str, Any]:
+def _human_statuses(include_in_progress: bool) -> Sequence[str] | None:
+    return None if include_in_progress else COUNTED_SET_STATUSES
+
+
+def document_agreement(*, document: Document, include_in_progress: bool = False) -> dict[str, Any]:
     """Agreement of one document's sets."""
-    (item,) = documents_as_agreement_input(documents=[document])
+    (item,) = documents_as_agreement_input(
+        documents=[document], human_statuses=_human_statuses(include_in_progress)
+    )
     summary = agreement_summary([item])
     summary["document"] = {"id": document.pk, "external_id": document.external_id}
     return summary
 
 
-def project_agreement(*, project: Project) -> dict[str, Any]:
+def project_agreement(*, project: Project, include_in_progress: bool = False) -> dict[str, Any]:
     """Agreement pooled over the project's documents, plus a short line per document."""
     documents = list(project.documents.order_by("position", "id"))
-    items = documents_as_agreement_input(documents=documents)
+    items = documents_as_agreement_input(
+        documents=documents, human_statuses=_human_statuses(include_in_progress)
+    )
     summary = agreement_summary(items)
     per_document = []
     for document, item in zip(documents, items, strict=True):
@@ -249,8 +262,21 @@ def span_units(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merge_intervals(spans, touching=False)
 
 
+def counted_human_sets(
+    *, document: Document, include_in_progress: bool = False
+) -> list[AnnotationSet]:
+    """The document's annotator sets that count in review (see the module docstring)."""
+    sets = document.annotation_sets.filter(kind=SetKind.HUMAN).select_related("annotator")
+    if not include_in_progress:
+        sets = sets.filter(status__in=COUNTED_SET_STATUSES)
+    return list(sets.order_by("id"))
+
+
 def document_disagreements(
-    *, document: Document, human_sets: Sequence[AnnotationSet] | None = None
+    *,
+    document: Document,
+    human_sets: Sequence[AnnotationSet] | None = None,
+    include_in_progress: bool = False,
 ) -> list[dict[str, Any]]:
     """The units (overlap components of every human span) on which the human sets differ.
 
@@ -258,9 +284,7 @@ def document_disagreements(
     type and identifier type. Returns ``{"start", "end", "versions": {name: [keys]}}``.
     """
     if human_sets is None:
-        human_sets = list(
-            document.annotation_sets.filter(kind=SetKind.HUMAN).select_related("annotator")
-        )
+        human_sets = counted_human_sets(document=document, include_in_progress=include_in_progress)
     keys: dict[str, list[SpanKey]] = {}
     for annotation_set in human_sets:
         keys[set_name(annotation_set)] = sorted(
@@ -277,3 +301,28 @@ def document_disagreements(
         if len(distinct) > 1:
             out.append({"start": start, "end": end, "versions": versions})
     return out
+
+
+def gold_unresolved_regions(*, document: Document) -> dict[str, Any]:
+    """The regions of the counted annotator sets that the gold set has not decided yet.
+
+    A region (an overlap component of the counted annotators' spans) is resolved when
+    a gold span overlaps it, or when the reviewer adopted "nothing to mark here" over
+    it (recorded in the gold set's ``parameters["resolved_empty"]``). Returns
+    ``{"total", "unresolved": [(start, end), ...]}``.
+    """
+    human_sets = counted_human_sets(document=document)
+    units = span_units(
+        Span.objects.filter(annotation_set__in=human_sets).values_list("start", "end")
+    )
+    gold = document.annotation_sets.filter(kind=SetKind.GOLD).first()
+    decided = coverage_mask(
+        len(document.text), gold.spans.values_list("start", "end") if gold else []
+    )
+    empty = merge_intervals((gold.parameters or {}).get("resolved_empty", []) if gold else [])
+    unresolved = [
+        (start, end)
+        for start, end in units
+        if not decided[start:end].any() and not any(a <= start and end <= b for a, b in empty)
+    ]
+    return {"total": len(units), "unresolved": unresolved}

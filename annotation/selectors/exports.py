@@ -10,7 +10,8 @@ from django.db.models import Prefetch
 
 from annotation.models import TAB_EXTRA_KEY, AnnotationSet, Document, Project, SetKind, Span
 from common.errors import DomainError
-from sanitizer.formats.tab import DocumentRecord, MentionRecord, release_text
+from sanitizer.formats.release import Release, release, release_text
+from sanitizer.formats.tab import DocumentRecord, MentionRecord
 
 MASKED_IDENTIFIER_TYPES = ("DIRECT", "QUASI")
 
@@ -146,8 +147,9 @@ def masked_spans(annotation_set: AnnotationSet | None) -> list[tuple[int, int, s
 
 def _documents_with_masks(
     project: Project, source: str, chunk: int = 200
-) -> Iterator[tuple[Document, list[tuple[int, int, str]]]]:
-    """Each document of the project with the masked spans of its exported set.
+) -> Iterator[tuple[Document, list[tuple[int, int, str, str]]]]:
+    """Each document of the project with the masked spans ``(start, end, entity_type,
+    entity_id)`` of its exported set.
 
     Works a chunk of documents at a time with three queries per chunk, whatever the
     number of documents, sets and spans.
@@ -164,15 +166,15 @@ def _documents_with_masks(
         ):
             sets_by_document[annotation_set.document_id].append(annotation_set)
         chosen = {d.pk: _choose_masking_set(sets_by_document[d.pk], source) for d in batch}
-        spans: dict[int, list[tuple[int, int, str]]] = {s.pk: [] for s in chosen.values() if s}
-        for set_id, start, end, entity_type in (
+        spans: dict[int, list[tuple[int, int, str, str]]] = {s.pk: [] for s in chosen.values() if s}
+        for set_id, start, end, entity_type, entity_id in (
             Span.objects.filter(
                 annotation_set_id__in=spans, identifier_type__in=MASKED_IDENTIFIER_TYPES
             )
             .order_by("start", "end")
-            .values_list("annotation_set_id", "start", "end", "entity_type")
+            .values_list("annotation_set_id", "start", "end", "entity_type", "entity_id")
         ):
-            spans[set_id].append((start, end, entity_type))
+            spans[set_id].append((start, end, entity_type, entity_id))
         for document in batch:
             picked = chosen[document.pk]
             yield document, spans[picked.pk] if picked else []
@@ -181,7 +183,7 @@ def _documents_with_masks(
 def project_export_masks(*, project: Project, source: str = "auto") -> dict[str, list[list[int]]]:
     """TAB's evaluation format ``{doc_id: [[start, end], ...]}``."""
     return {
-        document.external_id: [[start, end] for start, end, _ in spans]
+        document.external_id: [[start, end] for start, end, *_ in spans]
         for document, spans in _documents_with_masks(project, source)
     }
 
@@ -189,27 +191,32 @@ def project_export_masks(*, project: Project, source: str = "auto") -> dict[str,
 def project_export_release(
     *, project: Project, source: str = "auto", style: str = "type"
 ) -> Iterator[dict[str, Any]]:
-    """The released texts: ``{"doc_id", "text"}`` with each masked span replaced."""
+    """The released texts: ``{"doc_id", "text"}`` with each masked span replaced
+    (``style``: one of ``sanitizer.formats.release.REPLACEMENT_STYLES``)."""
     for document, spans in _documents_with_masks(project, source):
         yield {"doc_id": document.external_id, "text": release_text(document.text, spans, style)}
 
 
 def document_release(
-    *, document: Document, spans: Iterable[tuple[int, int, str, str]], style: str = "type"
-) -> str:
+    *,
+    document: Document,
+    spans: Iterable[tuple[int, int, str, str, str]],
+    style: str = "type",
+) -> Release:
     """``document``'s text as released with the given ``(start, end, entity_type,
-    identifier_type)`` spans: DIRECT and QUASI spans are replaced, NO_MASK ones kept.
+    identifier_type, entity_id)`` spans: DIRECT and QUASI spans are replaced, NO_MASK
+    ones kept; with where each placeholder landed.
 
     Offsets are code points into the document's text; a span outside it raises
     :class:`DomainError` naming it.
     """
     length = len(document.text)
     masked = []
-    for position, (start, end, entity_type, identifier_type) in enumerate(spans):
+    for position, (start, end, entity_type, identifier_type, entity_id) in enumerate(spans):
         if not 0 <= start < end <= length:
             raise DomainError(
                 f"span {position} ({start}..{end}) is not within the document's {length} characters"
             )
         if identifier_type in MASKED_IDENTIFIER_TYPES:
-            masked.append((start, end, entity_type))
-    return release_text(document.text, masked, style)
+            masked.append((start, end, entity_type, entity_id))
+    return release(document.text, masked, style)

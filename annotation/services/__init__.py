@@ -34,6 +34,8 @@ from annotation.services.projects import (
     project_update,
 )
 from annotation.services.review import (
+    UnresolvedRegionsError,
+    gold_adopt_set,
     gold_adopt_spans,
     gold_complete_unanimous,
     gold_publish,
@@ -56,6 +58,7 @@ __all__ = [
     "ImportSummary",
     "MachineRunSummary",
     "ProgressCallback",
+    "UnresolvedRegionsError",
     "UserLike",
     "annotation_set_for_annotator",
     "annotation_set_submit",
@@ -64,6 +67,7 @@ __all__ = [
     "document_import",
     "document_import_queue",
     "document_update",
+    "gold_adopt_set",
     "gold_adopt_spans",
     "gold_complete_unanimous",
     "gold_publish",

@@ -18,7 +18,7 @@ from annotation.models import (
     Span,
 )
 from annotation.services.base import UserLike, actor
-from annotation.services.spans import spans_create_logged
+from annotation.services.spans import spans_create_logged, spans_merge_duplicates
 from common.errors import DomainError
 from sanitizer.types import EntitySpan
 
@@ -37,6 +37,57 @@ def annotation_set_for_annotator(*, document: Document, user: Any) -> Annotation
     return annotation_set
 
 
+# Machine sources that propose the same kind of suggestion: a new run of one replaces
+# the document's current run of any of them (pre-annotation by the built-in recognizer
+# or by a trained model are one kind; distant labelling and the masking solver others).
+MACHINE_RUN_KINDS: dict[str, str] = {
+    SetSource.PREANNOTATION: "recognizer",
+    SetSource.MODEL: "recognizer",
+    SetSource.DISTANT: "distant",
+    SetSource.MASKING: "masking",
+}
+
+
+def machine_sets_supersede(*, document: Document, source: str) -> list[int]:
+    """Retire the document's current machine runs of ``source``'s kind (kept as history,
+    hidden from every read); returns their ids."""
+    kind = MACHINE_RUN_KINDS.get(source, source)
+    same_kind = [name for name, group in MACHINE_RUN_KINDS.items() if group == kind] or [source]
+    current = AnnotationSet.objects.filter(
+        document=document, kind=SetKind.MACHINE, source__in=same_kind
+    )
+    retired = list(current.values_list("pk", flat=True))
+    current.update(superseded_at=timezone.now())
+    return retired
+
+
+def _rejections_carry_over(*, document: Document, retired: list[int], new_set_id: int) -> None:
+    """An annotator's rejection of a retired run's suggestion holds for the new run's
+    suggestion on the same offsets with the same type, so a re-run brings back nothing
+    the annotator already turned down."""
+    human_sets = AnnotationSet.objects.select_for_update().filter(
+        document=document, kind=SetKind.HUMAN, parameters__has_key="rejected_suggestions"
+    )
+    for annotation_set in human_sets:
+        rejected = set(annotation_set.parameters["rejected_suggestions"])
+        keys = set(
+            Span.objects.filter(pk__in=rejected, annotation_set_id__in=retired).values_list(
+                "start", "end", "entity_type"
+            )
+        )
+        if not keys:
+            continue
+        new_spans = Span.objects.filter(annotation_set_id=new_set_id).values_list(
+            "pk", "start", "end", "entity_type"
+        )
+        carried = {pk for pk, *key in new_spans if tuple(key) in keys}
+        annotation_set.parameters = {
+            **annotation_set.parameters,
+            "rejected_suggestions": sorted(rejected | carried),
+        }
+        annotation_set.save(update_fields=["parameters", "updated_at"])
+
+
 @transaction.atomic
 def machine_set_create(
     *,
@@ -50,7 +101,11 @@ def machine_set_create(
     job: Any = None,
     created_by: UserLike = None,
 ) -> AnnotationSet:
-    """Store one machine run's spans; every span is traceable to ``source_version``."""
+    """Store one machine run's spans; every span is traceable to ``source_version``.
+
+    The run replaces the document's previous run of the same kind (see
+    :func:`machine_sets_supersede`), so the editor shows one layer per kind."""
+    retired = machine_sets_supersede(document=document, source=source)
     annotation_set = AnnotationSet(
         document=document,
         kind=SetKind.MACHINE,
@@ -84,7 +139,11 @@ def machine_set_create(
                 attrs={**span.attrs, "source": span.source} if span.source else dict(span.attrs),
             )
         )
-    spans_create_logged(rows, actor(created_by))
+    # Labellers may propose one stretch twice (two components, two rules): one span,
+    # with the stronger decision, as the offsets constraint demands.
+    spans_create_logged(spans_merge_duplicates(rows), actor(created_by))
+    if retired:
+        _rejections_carry_over(document=document, retired=retired, new_set_id=annotation_set.pk)
     return annotation_set
 
 

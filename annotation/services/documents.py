@@ -40,8 +40,17 @@ def document_update(
     return document
 
 
+def _require_active(users: list[Any]) -> None:
+    """Documents go only to accounts that can log in: TAB annotators imported with a
+    file are inactive and own their imported sets, but never get new work."""
+    inactive = sorted(u.get_username() for u in users if not u.is_active)
+    if inactive:
+        raise DomainError(f"inactive accounts cannot be assigned documents: {inactive}")
+
+
 @transaction.atomic
 def assignment_create(*, document: Document, user: Any, created_by: UserLike = None) -> Assignment:
+    _require_active([user])
     assignment, _ = Assignment.objects.get_or_create(
         document=document, user=user, defaults={"created_by": actor(created_by)}
     )
@@ -79,6 +88,7 @@ def assignments_round_robin(
     outsiders = [pk for pk in annotator_ids if pk not in members]
     if outsiders:
         raise DomainError(f"users not in the project: {outsiders}")
+    _require_active(list(members.values()))
     assignments = []
     cursor = 0
     for document_id in document_ids:

@@ -25,7 +25,7 @@ from annotation.models import (
     Span,
 )
 from annotation.services.base import ProgressCallback, UserLike, actor
-from annotation.services.spans import BULK_BATCH, spans_create_logged
+from annotation.services.spans import BULK_BATCH, spans_create_logged, spans_merge_duplicates
 from common.errors import DomainError
 from jobs.models import Job
 from jobs.services import job_create
@@ -162,22 +162,27 @@ def document_import(
             )
             summary.annotation_sets += 1
             # Offsets and values were validated by the reader against this very text.
-            pending_spans.extend(
-                Span(
-                    annotation_set=annotation_set,
-                    start=m.start,
-                    end=m.end,
-                    text=m.span_text,
-                    entity_type=m.entity_type,
-                    identifier_type=m.identifier_type,
-                    confidential_status=m.confidential_status,
-                    entity_id=m.entity_id,
-                    mention_id=m.mention_id,
-                    attrs=m.attrs,
-                )
-                for m in mentions
+            # TAB files hold the same mention twice in one annotator's set now and then
+            # (tab_dev: 3 times); they become one span with the stronger decision.
+            rows = spans_merge_duplicates(
+                [
+                    Span(
+                        annotation_set=annotation_set,
+                        start=m.start,
+                        end=m.end,
+                        text=m.span_text,
+                        entity_type=m.entity_type,
+                        identifier_type=m.identifier_type,
+                        confidential_status=m.confidential_status,
+                        entity_id=m.entity_id,
+                        mention_id=m.mention_id,
+                        attrs=m.attrs,
+                    )
+                    for m in mentions
+                ]
             )
-            summary.spans += len(mentions)
+            pending_spans.extend(rows)
+            summary.spans += len(rows)
         if len(pending_spans) >= BULK_BATCH:
             spans_create_logged(pending_spans, actor(user))
             pending_spans = []

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from annotation.models import Document, Project, SetKind
+from annotation.models import AnnotationSet, Document, Project, SetKind
 from annotation.services.annotation_sets import machine_set_create
 from annotation.services.base import ProgressCallback
 from sanitizer.types import EntitySpan
@@ -30,13 +30,16 @@ class MachineRunSummary:
 def _documents_done(job: Any, source_version: str, skip_same_version: bool) -> Q | None:
     """Documents this run must not label again, or None when there are none."""
     done: Q | None = None
+    machine = AnnotationSet.history.filter(kind=SetKind.MACHINE)
     if job is not None:
         # A re-delivered task finds the documents it stored before it was interrupted.
-        done = Q(annotation_sets__kind=SetKind.MACHINE) & Q(annotation_sets__job=job)
+        done = Q(pk__in=machine.filter(job=job).values("document_id"))
     if skip_same_version:
-        same = Q(
-            annotation_sets__kind=SetKind.MACHINE, annotation_sets__source_version=source_version
-        )
+        # Only the current run counts: a document whose run of this version was since
+        # replaced by another version's is labelled again. (Subqueries, because an
+        # exclude() over a multi-valued join may match its conditions on different sets.)
+        current = machine.filter(source_version=source_version, superseded_at__isnull=True)
+        same = Q(pk__in=current.values("document_id"))
         done = same if done is None else done | same
     return done
 
@@ -65,7 +68,8 @@ def machine_run_store(
     start_message: Callable[[int, int], str] | None = None,
     document_parameters: Callable[[Document], dict[str, Any]] | None = None,
 ) -> MachineRunSummary:
-    """Label the project's documents (ordered by position) and store one machine set each.
+    """Label the project's documents (ordered by position) and store one machine set each,
+    which replaces the document's previous run of the same kind (kept as history).
 
     Idempotent: a document that already has a machine set from ``job`` (a re-delivered
     task) or, with ``skip_same_version``, one of the same ``source_version`` (a repeated
@@ -79,7 +83,7 @@ def machine_run_store(
     """
     documents = _documents(project, document_ids)
     done = _documents_done(job, source_version, skip_same_version)
-    pending = documents.exclude(done).distinct() if done is not None else documents
+    pending = documents.exclude(done) if done is not None else documents
     todo = list(pending.only("id", "text", "external_id"))
     total = len(todo)
     skipped = documents.count() - total

@@ -1,13 +1,21 @@
-"""Writes of the review workflow: the gold set, adjudicating into it, publishing it,
-and completing a document everyone agrees on in one action.
+"""Writes of the review workflow: the gold set, adjudicating into it (one region, or
+every region from one set at once), publishing it, and completing a document everyone
+agrees on in one action.
 
-Span changes go through ``annotation.services.spans`` (span_create / span_delete), so
-the gold set keeps the same audit trail as every other set.
+Span changes go through ``annotation.services.spans``, so the gold set keeps the same
+audit trail as every other set. Only annotator sets that were handed in count
+(``annotation.selectors.agreement``).
+
+Publishing while regions are undecided needs ``force``: the API answers 400 with the
+number of undecided regions otherwise, and the review page asks the reviewer to
+confirm before it sends ``force``. A region is decided when gold holds a span there or
+the reviewer adopted "nothing to mark" over it (kept in ``parameters["resolved_empty"]``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,11 +28,31 @@ from annotation.models import (
     SetSource,
     SetStatus,
     Span,
+    SpanAction,
+    SpanEvent,
 )
-from annotation.selectors.agreement import document_disagreements
+from annotation.selectors.agreement import (
+    counted_human_sets,
+    document_disagreements,
+    gold_unresolved_regions,
+)
 from annotation.services.base import UserLike, actor
-from annotation.services.spans import span_create, span_delete
+from annotation.services.spans import span_create, span_delete, span_snapshot, spans_create_logged
 from common.errors import DomainError
+from sanitizer.intervals import merge_intervals
+
+
+class UnresolvedRegionsError(DomainError):
+    """Publishing would leave regions undecided; carries how many."""
+
+    def __init__(self, unresolved: int, total: int):
+        self.unresolved = unresolved
+        self.total = total
+        super().__init__(
+            f"{unresolved} of {total} region(s) are not decided in gold yet; "
+            "publish with force to publish anyway"
+        )
+
 
 # Fields a gold copy takes over from the adopted span.
 _COPIED = ("entity_type", "identifier_type", "confidential_status", "entity_id", "note")
@@ -41,8 +69,11 @@ def gold_set_for_document(*, document: Document, user: UserLike) -> AnnotationSe
 
 
 @transaction.atomic
-def gold_publish(*, document: Document, user: UserLike) -> AnnotationSet:
-    """Publish the adjudicated set: from now on annotators of the project may see all sets."""
+def gold_publish(*, document: Document, user: UserLike, force: bool = False) -> AnnotationSet:
+    """Publish the adjudicated set: from now on annotators of the project may see all sets.
+
+    Refuses (:class:`UnresolvedRegionsError`) while regions are undecided, unless ``force``.
+    """
     gold = (
         AnnotationSet.objects.select_for_update()
         .filter(document=document, kind=SetKind.GOLD)
@@ -50,6 +81,10 @@ def gold_publish(*, document: Document, user: UserLike) -> AnnotationSet:
     )
     if gold is None:
         raise DomainError("the document has no gold set to publish")
+    if not force:
+        regions = gold_unresolved_regions(document=document)
+        if regions["unresolved"]:
+            raise UnresolvedRegionsError(len(regions["unresolved"]), regions["total"])
     now = timezone.now()
     gold.status = SetStatus.REVIEWED
     gold.published_at = now
@@ -63,18 +98,30 @@ def gold_publish(*, document: Document, user: UserLike) -> AnnotationSet:
     return gold
 
 
-def _copy_into(*, gold: AnnotationSet, span: Span, user: UserLike) -> Span:
+def _copied_fields(span: Span) -> dict[str, Any]:
     attrs = dict(span.attrs) if isinstance(span.attrs, dict) else {}
     attrs["adopted_from"] = {"span": span.pk, "annotation_set": span.annotation_set_id}
-    return span_create(
-        annotation_set=gold,
-        user=user,
-        start=span.start,
-        end=span.end,
-        confidence=span.confidence,
-        attrs=attrs,
+    return {
+        "start": span.start,
+        "end": span.end,
+        "confidence": span.confidence,
+        "attrs": attrs,
         **{name: getattr(span, name) for name in _COPIED},
-    )
+    }
+
+
+def _copy_into(*, gold: AnnotationSet, span: Span, user: UserLike) -> Span:
+    return span_create(annotation_set=gold, user=user, **_copied_fields(span))
+
+
+def _record_empty(gold: AnnotationSet, regions: Sequence[tuple[int, int]]) -> None:
+    """Remember regions the reviewer decided hold nothing to mark."""
+    parameters = dict(gold.parameters or {})
+    parameters["resolved_empty"] = [
+        list(r) for r in merge_intervals([*parameters.get("resolved_empty", []), *regions])
+    ]
+    gold.parameters = parameters
+    gold.save(update_fields=["parameters", "updated_at"])
 
 
 @transaction.atomic
@@ -113,7 +160,44 @@ def gold_adopt_spans(
     gold = gold_set_for_document(document=document, user=user)
     for old in gold.spans.filter(start__lt=end, end__gt=start):
         span_delete(span=old, user=user)
+    if not spans:
+        _record_empty(gold, [(start, end)])
     return [_copy_into(gold=gold, span=span, user=user) for span in spans]
+
+
+@transaction.atomic
+def gold_adopt_set(*, document: Document, source: AnnotationSet, user: UserLike) -> AnnotationSet:
+    """Adopt one set's version of every region at once: gold becomes a copy of
+    ``source`` (an annotator's set or a machine run), and the regions where ``source``
+    marks nothing are recorded as decided ("nothing to mark")."""
+    if source.document_id != document.pk:
+        raise DomainError("the set belongs to another document")
+    if source.kind == SetKind.GOLD:
+        raise DomainError("the set is already the gold set")
+    Document.objects.select_for_update().filter(pk=document.pk).first()
+    gold = gold_set_for_document(document=document, user=user)
+    who = actor(user)
+    # One query each way, however long the document: a bulk delete with its audit rows,
+    # then a bulk insert with its own.
+    old = list(gold.spans.all())
+    SpanEvent.objects.bulk_create(
+        SpanEvent(
+            span=None,
+            span_key=span.pk,
+            annotation_set=gold,
+            action=SpanAction.DELETE,
+            user=who,
+            before=span_snapshot(span),
+        )
+        for span in old
+    )
+    gold.spans.all().delete()
+    copies = []
+    for span in source.spans.order_by("start", "end"):
+        copies.append(Span(annotation_set=gold, text=span.text, **_copied_fields(span)))
+    spans_create_logged(copies, who)
+    _record_empty(gold, gold_unresolved_regions(document=document)["unresolved"])
+    return gold
 
 
 @transaction.atomic
@@ -122,25 +206,15 @@ def gold_complete_unanimous(
 ) -> AnnotationSet:
     """Complete a document on which every annotator agrees, in one action.
 
-    Every human set must be submitted and all must hold the same spans (offsets,
-    entity type, identifier type); the gold set then becomes a copy of them (replacing
-    whatever it held) and is published unless ``publish`` is false.
+    The submitted annotator sets (sets still in progress do not count) must all hold
+    the same spans (offsets, entity type, identifier type); the gold set then becomes
+    a copy of them (replacing whatever it held) and is published unless ``publish`` is
+    false.
     """
     document = Document.objects.select_for_update().get(pk=document.pk)
-    human_sets = list(
-        document.annotation_sets.filter(kind=SetKind.HUMAN)
-        .select_related("annotator")
-        .order_by("id")
-    )
+    human_sets = counted_human_sets(document=document)
     if not human_sets:
-        raise DomainError("the document has no annotations to complete")
-    pending = [
-        s.annotator.get_username() if s.annotator else str(s.annotator_id)
-        for s in human_sets
-        if s.status == SetStatus.IN_PROGRESS
-    ]
-    if pending:
-        raise DomainError(f"not submitted yet: {', '.join(sorted(pending))}")
+        raise DomainError("no annotator has submitted this document yet")
     disagreements = document_disagreements(document=document, human_sets=human_sets)
     if disagreements:
         raise DomainError(
@@ -152,5 +226,5 @@ def gold_complete_unanimous(
     for span in human_sets[0].spans.select_related("annotation_set").order_by("start", "end"):
         _copy_into(gold=gold, span=span, user=user)
     if publish:
-        gold = gold_publish(document=document, user=user)
+        gold = gold_publish(document=document, user=user, force=True)
     return gold

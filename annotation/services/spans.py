@@ -10,6 +10,7 @@ from django.db.models import F
 from annotation.models import AnnotationSet, SetKind, SetStatus, Span, SpanAction, SpanEvent
 from annotation.services.base import UserLike, actor
 from common.errors import DomainError, StaleVersionError
+from sanitizer.types import IDENTIFIER_TYPES
 
 SPAN_EDITABLE_FIELDS = (
     "start",
@@ -22,6 +23,52 @@ SPAN_EDITABLE_FIELDS = (
     "confidence",
 )
 BULK_BATCH = 2000
+# TAB mention ids merged into a span because they had its offsets (see spans_merge_duplicates).
+DUPLICATE_MENTIONS_KEY = "duplicate_mention_ids"
+
+
+def decision_rank(identifier_type: str) -> int:
+    """How strongly a decision masks: DIRECT > QUASI > NO_MASK (IDENTIFIER_TYPES order)."""
+    if identifier_type not in IDENTIFIER_TYPES:
+        return 0
+    return len(IDENTIFIER_TYPES) - IDENTIFIER_TYPES.index(identifier_type)
+
+
+def spans_merge_duplicates(rows: list[Span]) -> list[Span]:
+    """One row per offsets, as the ``span_unique_offsets`` constraint demands.
+
+    Of rows sharing ``(start, end)`` the strongest decision wins, ties going to the
+    first row (a file has no "latest"; migration 0004, on edited rows, keeps the latest),
+    so merging never lowers a decision. The survivor takes the first row's place in the
+    order; the TAB mention ids of the
+    rows it absorbed are kept in its attrs (``DUPLICATE_MENTIONS_KEY``), so an export
+    still names every mention of the file: one stretch of text annotated twice by
+    one annotator is one masking decision.
+    """
+    kept: dict[tuple[int, int], Span] = {}
+    absorbed: dict[tuple[int, int], list[Span]] = {}
+    for row in rows:
+        offsets = (row.start, row.end)
+        current = kept.get(offsets)
+        if current is None:
+            kept[offsets] = row
+            continue
+        if decision_rank(row.identifier_type) > decision_rank(current.identifier_type):
+            kept[offsets], row = row, current
+        absorbed.setdefault(offsets, []).append(row)
+    for offsets, losers in absorbed.items():
+        winner = kept[offsets]
+        ids = [
+            mention
+            for loser in losers
+            for mention in [loser.mention_id, *(loser.attrs or {}).get(DUPLICATE_MENTIONS_KEY, [])]
+            if mention
+        ]
+        if ids:
+            attrs = dict(winner.attrs or {})
+            attrs[DUPLICATE_MENTIONS_KEY] = [*attrs.get(DUPLICATE_MENTIONS_KEY, []), *ids]
+            winner.attrs = attrs
+    return list(kept.values())
 
 
 def span_snapshot(span: Span) -> dict[str, Any]:
@@ -94,6 +141,18 @@ def span_create(
     attrs: dict[str, Any] | None = None,
 ) -> Span:
     _ensure_editable(annotation_set)
+    # One span per offsets and set: a second create (say, a suggestion accepted twice,
+    # or in two tabs) is a conflict carrying the span that is there, which the editor
+    # adopts and then updates; silently updating it here could overwrite a decision.
+    existing = (
+        Span.objects.select_for_update()
+        .filter(annotation_set=annotation_set, start=start, end=end)
+        .first()
+    )
+    if existing is not None:
+        raise StaleVersionError(
+            span_snapshot(existing), "a span with these offsets already exists in the set"
+        )
     text = annotation_set.document.text
     span = Span(
         annotation_set=annotation_set,
@@ -141,6 +200,15 @@ def span_update(*, span: Span, user: UserLike, expected_version: int, **changes:
         setattr(locked, key, value)
     if "start" in changes or "end" in changes:
         locked.text = locked.annotation_set.document.text[locked.start : locked.end]
+        clash = (
+            Span.objects.filter(
+                annotation_set_id=locked.annotation_set_id, start=locked.start, end=locked.end
+            )
+            .exclude(pk=locked.pk)
+            .exists()
+        )
+        if clash:
+            raise DomainError("another span of the set already has these offsets")
     locked.version = expected_version + 1
     locked.full_clean()
     locked.save()

@@ -7,7 +7,9 @@ from typing import Any
 
 from django.db import transaction
 
+from common.errors import DomainError
 from ml.models import ModelVersion
+from ml.selectors import model_activation_comparison
 
 
 @transaction.atomic
@@ -42,7 +44,17 @@ def model_version_create(
     model_version.full_clean()
     model_version.save()
     if activate:
-        model_version_activate(model_version=model_version)
+        # Asked for before the model existed: a model worse than the one in use is
+        # registered but left inactive, and the summary says why.
+        comparison = model_activation_comparison(model_version=model_version)
+        if comparison["worse"]:
+            model_version.training_summary = {
+                **model_version.training_summary,
+                "activation": f"not activated: {comparison['message']}",
+            }
+            model_version.save(update_fields=["training_summary"])
+        else:
+            model_version_activate(model_version=model_version)
     return model_version
 
 
@@ -81,11 +93,27 @@ def trained_model_register(
 
 
 @transaction.atomic
-def model_version_activate(*, model_version: ModelVersion) -> ModelVersion:
-    """Make this the active model of its kind (per project, or shared)."""
+def model_version_activate(*, model_version: ModelVersion, confirm: bool = False) -> ModelVersion:
+    """Make this the active model of its kind (per project, or shared).
+
+    A model whose evaluation is worse than the active model's (or the built-in
+    recognizer's) is activated only with ``confirm``; otherwise DomainError names both
+    figures."""
+    comparison = model_activation_comparison(model_version=model_version)
+    if comparison["worse"] and not confirm:
+        raise DomainError(f"{comparison['message']} Confirm to activate it anyway.")
     ModelVersion.objects.select_for_update().filter(
         kind=model_version.kind, project=model_version.project, is_active=True
     ).exclude(pk=model_version.pk).update(is_active=False)
     model_version.is_active = True
+    model_version.save(update_fields=["is_active"])
+    return model_version
+
+
+@transaction.atomic
+def model_version_deactivate(*, model_version: ModelVersion) -> ModelVersion:
+    """Stop using this model: its project (or every project, for a shared model) goes
+    back to the built-in recognizer unless a shared model of the kind is active."""
+    model_version.is_active = False
     model_version.save(update_fields=["is_active"])
     return model_version

@@ -21,7 +21,7 @@ from annotation.models import AnnotationSet, Document, Project, SetKind, SetStat
 from annotation.services import ProgressCallback
 from ml.loading import recognizer_load
 from ml.models import ModelKind, ModelVersion
-from ml.selectors import training_documents
+from ml.selectors import BUILTIN_METRICS_KEY, training_documents
 from ml.services.model_versions import trained_model_register
 from sanitizer.types import EntitySpan
 
@@ -128,6 +128,17 @@ TRAINING_PARAM_KEYS = (
 TRAINING_JOB_KEYS = (*TRAINING_PARAM_KEYS, "sources", "max_documents", "name", "activate")
 
 
+def _builtin_metrics(project: Project, dev: Sequence[Example]) -> dict[str, float]:
+    """The built-in recognizer's entity figures on the dev set the model was judged on,
+    so activation can compare the two (``ml.selectors.model_activation_comparison``)."""
+    if not dev:
+        return {}
+    from sanitizer.training.metrics import entity_prf
+
+    predict = recognizer_load(project=project, use_active=False).predict_batch
+    return entity_prf([spans for _, spans in dev], predict([text for text, _ in dev]))
+
+
 def recognizer_train(
     *,
     project: Project,
@@ -155,6 +166,8 @@ def recognizer_train(
     if progress:
         progress(0, 1, f"training on {data.summary()}")
     result = train(config, data.train, data.dev, output_dir, progress_callback=progress)
+    # On silver data the built-in recognizer would be graded on its own output.
+    builtin = {} if "silver" in data.by_source else _builtin_metrics(project, data.dev)
     return trained_model_register(
         kind=ModelKind.RECOGNIZER,
         name=name,
@@ -166,6 +179,7 @@ def recognizer_train(
             "stopped_early": result.stopped_early,
             "train_windows": result.train_windows,
             "history": result.history,
+            **({BUILTIN_METRICS_KEY: builtin} if builtin else {}),
         },
         project=project,
         job=job,

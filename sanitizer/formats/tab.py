@@ -402,37 +402,3 @@ def write_tab(records: Iterable[dict[str, Any]], out: IO[str]) -> int:
         count += 1
     out.write("\n]\n" if count else "]\n")
     return count
-
-
-REPLACEMENT_STYLES = ("stars", "mask", "type")
-
-
-def release_text(text: str, spans: Iterable[tuple[int, int, str]], style: str = "type") -> str:
-    """The text as it would be released: each masked region replaced.
-
-    ``spans`` are ``(start, end, entity_type)``. Overlapping spans merge into one
-    region, which takes the type of its first span. Styles: ``stars`` → ``***``,
-    ``mask`` → ``[MASK]``, ``type`` → ``[PERSON]`` etc.
-    """
-    if style not in REPLACEMENT_STYLES:
-        raise ValueError(f"unknown replacement style {style!r}")
-    ordered = sorted(spans)
-    pieces: list[str] = []
-    cursor = 0
-    region_end = -1
-    for start, end, entity_type in ordered:
-        if start < region_end:
-            region_end = max(region_end, end)
-            cursor = region_end
-            continue
-        pieces.append(text[cursor:start])
-        if style == "stars":
-            pieces.append("***")
-        elif style == "mask":
-            pieces.append("[MASK]")
-        else:
-            pieces.append(f"[{entity_type}]")
-        region_end = end
-        cursor = end
-    pieces.append(text[cursor:])
-    return "".join(pieces)

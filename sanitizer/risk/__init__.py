@@ -9,6 +9,11 @@ it reads nothing else from a measure, so a new measure is one registered callabl
     @risk_measures.register("my-measure")
     def my_measure(document: RiskDocument, config: Mapping[str, Any]) -> list[RiskyCombination]:
         ...
+
+Modules: :mod:`~sanitizer.risk.entities` (spans → entities, the DIRECT rule, the person to
+protect), :mod:`~sanitizer.risk.surprisal` (information content), :mod:`~sanitizer.risk.measures`
+(``lm``, ``linkage``, ``kb``) and :mod:`~sanitizer.risk.pipeline` (measures → CP-SAT → masks
+with reasons; imported on its own because the solver imports this module).
 """
 
 from __future__ import annotations
@@ -57,4 +62,5 @@ class RiskyCombination:
 
 RiskMeasure = Callable[[RiskDocument, Mapping[str, Any]], list[RiskyCombination]]
 
-risk_measures: Registry[RiskMeasure] = Registry("risk measure")
+# The measures are modules of ``sanitizer.risk.measures``, imported on the first lookup.
+risk_measures: Registry[RiskMeasure] = Registry("risk measure", plugins="sanitizer.risk.measures")

@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    # Swagger UI and ReDoc served from the app's static files, never from a CDN.
+    "drf_spectacular_sidecar",
     "common",
     "annotation",
     "jobs",
@@ -71,6 +73,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise, so static files keep their caching; API answers and pages never cached.
+    "common.middleware.NoStoreMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -144,6 +148,10 @@ MODEL_DIR = Path(os.environ.get("MODEL_DIR", VAR_DIR / "models"))
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+# The app's own login page, not Django admin's "logged out" page.
+LOGOUT_REDIRECT_URL = LOGIN_URL
+# A stale form gets the app's 403 page (the API answers JSON: DRF checks its own CSRF).
+CSRF_FAILURE_VIEW = "sanitizer_app.error_views.csrf_failure"
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the span editor reads it to send X-CSRFToken
@@ -169,6 +177,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Anonymous users see nothing, not even the API's shape.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # A privacy tool must not reach out: the API docs' scripts come from the app itself.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No badge from validator.swagger.io either.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # Several models have a "status" or "kind" field with different choices.
     "ENUM_NAME_OVERRIDES": {
         "DocumentStatusEnum": "annotation.models.DocumentStatus",

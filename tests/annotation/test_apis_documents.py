@@ -148,7 +148,8 @@ def test_release_masks_direct_and_quasi_spans_and_keeps_no_mask(world: World) ->
     ]
     response = release(world, "annotator", world.document, spans=spans)
     assert response.status_code == 200, response.content
-    assert response.json() == {
+    body = response.json()
+    assert {key: body[key] for key in ("text", "style")} == {
         "text": "The applicant, Mr [PERSON], was born in 1945 and lives in [LOC]. "
         "He lodged application no. 36110/97 with the Court on 12 March 1997.",
         "style": "type",
@@ -184,3 +185,39 @@ def test_release_refuses_bad_offsets_and_too_many_spans(world: World, settings: 
     too_many = release(world, "admin", world.document, spans=[first] * 50_001)
     assert too_many.status_code == 400
     assert "spans" in too_many.json()
+
+
+def test_inactive_accounts_are_never_assigned(world: World) -> None:
+    """TAB annotators come with an import as inactive members: the members API says so,
+    and assignment refuses them (the admin page does not offer them)."""
+    imported = UserFactory.create(username="annotator7", is_active=False)
+    Membership.objects.create(project=world.project, user=imported, role=Role.ANNOTATOR)
+    admin = world.client("admin")
+    members = admin.get(f"/api/projects/{world.project.pk}/members/?limit=100").json()["results"]
+    activity = {m["user"]["username"]: m["user"]["is_active"] for m in members}
+    assert activity["annotator7"] is False and activity["annotator-user"] is True
+
+    response = admin.post(
+        f"/api/projects/{world.project.pk}/assignments/create/",
+        {
+            "document_ids": [world.unassigned.pk],
+            "annotator_ids": [world.users["annotator"].pk, imported.pk],
+            "overlap": 1,
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert (
+        "inactive accounts cannot be assigned documents: ['annotator7']"
+        in response.json()["detail"]
+    )
+    assert not Assignment.objects.filter(document=world.unassigned).exists()
+
+
+def test_masks_export_is_a_file_to_download(world: World) -> None:
+    masks = world.client("reviewer").get(
+        f"/api/projects/{world.project.pk}/export/?format=masks&source=gold"
+    )
+    assert masks["Content-Disposition"] == (
+        f'attachment; filename="project-{world.project.pk}-masks.json"'
+    )

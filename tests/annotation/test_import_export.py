@@ -693,3 +693,19 @@ def test_values_the_database_cannot_hold_are_rejected_by_name(
     assert problem in str(error.value)
     assert repr(docs[1]["doc_id"]) in str(error.value)
     assert table_counts() == before
+
+
+def test_imported_tab_annotators_never_become_assignees(tab_sample_path):
+    from annotation.services import assignments_round_robin
+    from common.errors import DomainError
+
+    import_file(tab_sample_path)
+    project = Project.objects.get(name="P")
+    imported = [m.user for m in project.memberships.select_related("user") if not m.user.is_active]
+    assert imported  # the file's annotators own their sets through inactive accounts
+    documents = list(project.documents.values_list("pk", flat=True))
+    with pytest.raises(DomainError, match="inactive accounts cannot be assigned"):
+        assignments_round_robin(
+            project=project, document_ids=documents, annotator_ids=[imported[0].pk]
+        )
+    assert not project.documents.filter(assignments__isnull=False).exists()

@@ -151,3 +151,71 @@ def test_per_document_parameters_and_a_failing_batch_keeps_earlier_batches():
     assert sorted(s.document.external_id for s in stored) == ["d1", "d2"]
     assert {s.parameters["explanation"] for s in stored} == {"d1", "d2"}
     assert all(s.parameters["batch_size"] == 2 for s in stored)
+
+
+# --- a new run of a kind replaces the previous one ------------------------------------
+
+
+def test_a_rerun_replaces_the_previous_layer_and_keeps_it_as_history():
+    project = ProjectFactory.create()
+    (document,) = make_documents(project, 1)
+    seen: list[list[str]] = []
+
+    store(project, seen)
+    first = AnnotationSet.objects.get(kind=SetKind.MACHINE)
+    store(project, seen, source_version="word-v2")
+
+    current = list(document.annotation_sets.filter(kind=SetKind.MACHINE))
+    assert [s.source_version for s in current] == ["word-v2"]
+    # The earlier run is history: kept with its spans, hidden from every default read.
+    history = AnnotationSet.history.get(pk=first.pk)
+    assert history.superseded_at is not None
+    assert history.spans.count() == 1
+    assert not AnnotationSet.objects.filter(pk=first.pk).exists()
+    # A model's pre-annotation replaces the built-in recognizer's: one recognizer layer.
+    store(project, seen, source=SetSource.MODEL, source_version="model-v1")
+    assert [s.source for s in document.annotation_sets.all()] == [SetSource.MODEL]
+
+
+def test_runs_of_different_kinds_stay_side_by_side():
+    project = ProjectFactory.create()
+    (document,) = make_documents(project, 1)
+
+    store(project, [])
+    store(project, [], source=SetSource.DISTANT, source_name="distant-labelling")
+    store(project, [], source=SetSource.DISTANT, source_name="distant-labelling")
+
+    sources = sorted(s.source for s in document.annotation_sets.all())
+    assert sources == [SetSource.DISTANT, SetSource.PREANNOTATION]
+    assert AnnotationSet.history.filter(document=document).count() == 3
+
+
+def test_skip_same_version_looks_only_at_the_current_run():
+    project = ProjectFactory.create()
+    make_documents(project, 1)
+    seen: list[list[str]] = []
+
+    store(project, seen)  # v1
+    store(project, seen, source_version="word-v2")  # replaces v1
+    again = store(project, seen, skip_same_version=True)  # v1 is no longer current
+
+    assert (again.documents, again.skipped) == (1, 0)
+    assert AnnotationSet.objects.get(kind=SetKind.MACHINE).source_version == "word-v1"
+
+
+def test_a_rerun_keeps_the_annotators_rejections():
+    from annotation.services import annotation_set_for_annotator, suggestions_set_rejected
+
+    project = ProjectFactory.create()
+    (document,) = make_documents(project, 1)
+    store(project, [])
+    annotator = UserFactory.create()
+    own = annotation_set_for_annotator(document=document, user=annotator)
+    old = Span.objects.get(annotation_set__document=document)
+    suggestions_set_rejected(annotation_set=own, span_ids=[old.pk], rejected=True, user=annotator)
+
+    store(project, [], source_version="word-v2")
+
+    new = Span.objects.get(annotation_set__in=document.annotation_sets.filter(kind=SetKind.MACHINE))
+    own.refresh_from_db()
+    assert own.parameters["rejected_suggestions"] == [old.pk, new.pk]

@@ -267,17 +267,18 @@ CASES = [
         lambda w: f"/api/documents/{w.unassigned.pk}/annotation-sets/",
         expect(404, 403, 403, 200, 200),
     ),
+    # Reviewers and admins get a set of their own only on documents assigned to them.
     Case(
         "my set",
         "post",
         lambda w: f"/api/documents/{w.document.pk}/annotation-sets/mine/",
-        expect(404, 200, 200, 200, 200),
+        expect(404, 200, 200, 403, 403),
     ),
     Case(
         "my set on an unassigned document",
         "post",
         lambda w: f"/api/documents/{w.unassigned.pk}/annotation-sets/mine/",
-        expect(404, 403, 403, 200, 200),
+        expect(404, 403, 403, 403, 403),
     ),
     Case(
         "set detail (annotator's own)",
@@ -352,6 +353,19 @@ CASES = [
         lambda w: f"/api/documents/{w.document.pk}/gold/adopt/",
         expect(404, 403, 403, 200, 200),
         data=lambda w: {"span_ids": [w.other_span.pk]},
+    ),
+    Case(
+        "gold adopt a whole set",
+        "post",
+        lambda w: f"/api/documents/{w.document.pk}/gold/adopt-set/",
+        expect(404, 403, 403, 200, 200),
+        data=lambda w: {"annotation_set_id": w.other_set.pk},
+    ),
+    Case(
+        "gold undecided regions",
+        "get",
+        lambda w: f"/api/documents/{w.document.pk}/gold/regions/",
+        expect(404, 403, 403, 200, 200),
     ),
     Case(
         "gold complete",
@@ -498,6 +512,18 @@ CASES = [
         "post",
         lambda w: f"/api/model-versions/{w.shared_model_version.pk}/activate/",
         expect(403, 403, 403, 403, 403),
+    ),
+    Case(
+        "model version comparison",
+        "get",
+        lambda w: f"/api/model-versions/{w.model_version.pk}/comparison/",
+        expect(404, 200, 200, 200, 200),
+    ),
+    Case(
+        "model version deactivate",
+        "post",
+        lambda w: f"/api/model-versions/{w.model_version.pk}/deactivate/",
+        expect(404, 403, 403, 403, 200),
     ),
 ]
 

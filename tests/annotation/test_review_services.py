@@ -6,9 +6,14 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import DocumentStatus, SetKind, SetStatus, SpanAction, SpanEvent
+from annotation.selectors import gold_unresolved_regions
 from annotation.services import (
+    UnresolvedRegionsError,
+    gold_adopt_set,
     gold_adopt_spans,
     gold_complete_unanimous,
+    gold_publish,
+    gold_set_for_document,
     suggestions_set_rejected,
 )
 from common.errors import DomainError
@@ -99,11 +104,63 @@ def test_complete_refuses_when_annotators_disagree(document):
     assert not document.annotation_sets.filter(kind=SetKind.GOLD).exists()
 
 
-def test_complete_refuses_unsubmitted_sets(document):
+def test_complete_ignores_sets_still_in_progress(document):
+    # A set nobody handed in (e.g. one a reviewer's keypress once created) does not
+    # count: it neither blocks completion nor makes a disagreement.
     _set(document, [(0, 4, "DIRECT")])
+    _set(document, [(0, 4, "NO_MASK"), (10, 14, "QUASI")], status=SetStatus.IN_PROGRESS)
+    gold_complete_unanimous(document=document, user=UserFactory.create())
+    assert _gold_rows(document) == [(0, 4, "DIRECT")]
+
+
+def test_complete_refuses_when_nothing_is_submitted(document):
     _set(document, [(0, 4, "DIRECT")], status=SetStatus.IN_PROGRESS)
-    with pytest.raises(DomainError, match="not submitted"):
+    with pytest.raises(DomainError, match="no annotator has submitted"):
         gold_complete_unanimous(document=document, user=UserFactory.create())
+
+
+def test_publish_with_undecided_regions_needs_force(document):
+    reviewer = UserFactory.create()
+    _, (a1, _) = _set(document, [(0, 4, "DIRECT"), (10, 14, "QUASI")])
+    _set(document, [(0, 4, "QUASI")])
+    _set(document, [(15, 19, "QUASI")], status=SetStatus.IN_PROGRESS)  # not a region
+    gold_adopt_spans(document=document, spans=[a1], user=reviewer)
+    assert gold_unresolved_regions(document=document) == {"total": 2, "unresolved": [(10, 14)]}
+    with pytest.raises(UnresolvedRegionsError) as refused:
+        gold_publish(document=document, user=reviewer)
+    assert (refused.value.unresolved, refused.value.total) == (1, 2)
+    gold = document.annotation_sets.get(kind=SetKind.GOLD)
+    assert gold.published_at is None
+    # "Nothing to mark here" decides the region too.
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=10, end=14)
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+    assert gold_publish(document=document, user=reviewer).published_at is not None
+
+
+def test_publish_with_force_leaves_regions_undecided(document):
+    reviewer = UserFactory.create()
+    _set(document, [(0, 4, "DIRECT")])
+    gold_set_for_document(document=document, user=reviewer)
+    gold = gold_publish(document=document, user=reviewer, force=True)
+    assert gold.published_at is not None
+
+
+def test_adopt_a_whole_set_in_one_call(document):
+    reviewer = UserFactory.create()
+    source, _ = _set(document, [(0, 4, "DIRECT"), (10, 14, "QUASI")])
+    _set(document, [(0, 4, "QUASI"), (15, 19, "DIRECT")])
+    _, (old,) = _set(document, [(5, 9, "NO_MASK")])
+    gold_adopt_spans(document=document, spans=[old], user=reviewer)
+    gold = gold_adopt_set(document=document, source=source, user=reviewer)
+    assert _gold_rows(document) == [(0, 4, "DIRECT"), (10, 14, "QUASI")]
+    # The regions where the adopted set marks nothing are decided as "nothing".
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+    actions = list(SpanEvent.objects.filter(annotation_set=gold).values_list("action", flat=True))
+    assert actions == [SpanAction.CREATE, SpanAction.DELETE, SpanAction.CREATE, SpanAction.CREATE]
+    with pytest.raises(DomainError, match="already the gold set"):
+        gold_adopt_set(document=document, source=gold, user=reviewer)
+    with pytest.raises(DomainError, match="another document"):
+        gold_adopt_set(document=DocumentFactory.create(text=TEXT), source=source, user=reviewer)
 
 
 def test_rejections_are_kept_in_the_annotators_set(document):

@@ -221,7 +221,12 @@ def test_decision_for_an_entity_applies_to_all_its_mentions():
         identifier_type="DIRECT",
     )
     other = SpanFactory.create(
-        annotation_set=annotation_set, entity_id="e2", identifier_type="QUASI"
+        annotation_set=annotation_set,
+        start=YEAR,
+        end=YEAR + 4,
+        entity_type="DATETIME",
+        entity_id="e2",
+        identifier_type="QUASI",
     )
 
     count = spans_set_decision_for_entity(

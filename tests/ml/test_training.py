@@ -12,6 +12,8 @@ import pytest
 
 from annotation.models import AnnotationSet, SetKind, SetSource, Split
 from ml.models import ModelKind
+from ml.selectors import model_activation_comparison
+from ml.services.model_versions import model_version_activate
 from ml.services.preannotation import preannotate_documents
 from ml.services.training import recognizer_train, training_data_collect
 from tests.factories import AnnotationSetFactory, DocumentFactory, ProjectFactory, SpanFactory
@@ -74,7 +76,10 @@ def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings
     model_version = recognizer_train(
         project=project, params={**TINY, "sources": ["human"], "activate": True}
     )
-    assert model_version.kind == ModelKind.RECOGNIZER and model_version.is_active
+    assert model_version.kind == ModelKind.RECOGNIZER
+    # Asked to activate, it is active unless it evaluates worse than the built-in one.
+    worse = model_activation_comparison(model_version=model_version)["worse"]
+    assert model_version.is_active is not worse
     assert model_version.training_summary["train_documents"] == 7
     assert model_version.training_summary["dev_documents"] == 1
     assert "token_f1" in model_version.metrics or "dev_loss" in model_version.metrics
@@ -110,7 +115,11 @@ def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings
             "MISC",
         }
 
-    # The active model now pre-annotates, and its spans name that model version.
+    # The built-in recognizer was measured on the same dev document for the comparison.
+    assert "entity_exact_f1" in model_version.training_summary["builtin_metrics"]
+    # Once active (confirmed, should it be worse), the model pre-annotates, and its spans
+    # name that model version.
+    model_version_activate(model_version=model_version, confirm=True)
     fresh = DocumentFactory.create(
         project=project, text="The applicant Eva Dahl lodged application no. 77/01."
     )

@@ -1,4 +1,4 @@
-"""TAB/JSONL/text readers, the TAB writer, merge_intervals and release_text (no database)."""
+"""TAB/JSONL/text readers, the TAB writer and merge_intervals (no database)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from sanitizer.formats.tab import (
     iter_documents,
     iter_jsonl,
     iter_tab,
-    release_text,
     target_person,
     write_tab,
 )
@@ -74,42 +73,6 @@ def read_tab(data: Any) -> list[Any]:
 )
 def test_merge_intervals(intervals, merged):
     assert merge_intervals(intervals) == merged
-
-
-# --- release_text ---------------------------------------------------------------------
-
-SPANS = [(0, 9, "PERSON"), (14, 23, "PERSON"), (27, 31, "LOC")]
-
-
-@pytest.mark.parametrize(
-    ("style", "expected"),
-    [
-        ("stars", "*** met *** in *** on 3 May 2001."),
-        ("mask", "[MASK] met [MASK] in [MASK] on 3 May 2001."),
-        ("type", "[PERSON] met [PERSON] in [LOC] on 3 May 2001."),
-    ],
-)
-def test_release_text_styles(style, expected):
-    assert release_text(TEXT, SPANS, style) == expected
-
-
-def test_release_text_default_style_is_type_and_order_does_not_matter():
-    assert release_text(TEXT, list(reversed(SPANS))) == release_text(TEXT, SPANS, "type")
-
-
-def test_overlapping_spans_become_one_region_with_the_first_type():
-    spans = [(35, 45, "DATETIME"), (37, 40, "MISC"), (39, 46, "QUANTITY")]
-    assert release_text(TEXT, spans, "type") == "Anna Berg met Per Olsen in Oslo on [DATETIME]"
-
-
-def test_touching_spans_stay_two_replacements():
-    assert release_text("abcdef", [(0, 3, "A"), (3, 6, "B")], "type") == "[A][B]"
-
-
-def test_release_text_without_spans_and_unknown_style():
-    assert release_text(TEXT, [], "stars") == TEXT
-    with pytest.raises(ValueError, match="unknown replacement style"):
-        release_text(TEXT, SPANS, "blur")
 
 
 # --- TAB reader -----------------------------------------------------------------------

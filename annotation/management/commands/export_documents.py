@@ -9,7 +9,8 @@ Formats:
     TAB's evaluation format ``{doc_id: [[start, end], ...]}``: the DIRECT and QUASI
     spans of the set chosen by ``--source``.
 ``text``
-    The released texts, masked spans replaced in ``--style``. If ``--output`` is an
+    The released texts, masked spans replaced in ``--style`` (``stars``, ``mask``,
+    ``type`` or ``numbered``; see ``sanitizer.formats.release``). If ``--output`` is an
     existing folder, one ``<doc_id>.txt`` per document is written there; otherwise
     one JSON list of ``{"doc_id", "text"}`` objects.
 
@@ -40,7 +41,8 @@ from annotation.selectors import (
     project_export_release,
     project_export_tab,
 )
-from sanitizer.formats.tab import REPLACEMENT_STYLES, write_tab
+from sanitizer.formats.release import REPLACEMENT_STYLES
+from sanitizer.formats.tab import write_tab
 
 FORMATS = ("tab", "masks", "text")
 _SOURCE = re.compile(r"^(auto|gold|annotator:.+|machine:.+)$")
@@ -103,8 +105,9 @@ class Command(BaseCommand):
             "--style",
             choices=REPLACEMENT_STYLES,
             default=None,
-            help="text: replacement of a masked span: stars (***), mask ([MASK]) or "
-            "type ([PERSON], ...; default).",
+            help="text: replacement of a masked span: stars (***), mask ([MASK]), "
+            "type ([PERSON], ...; default) or numbered ([PERSON 1], [PERSON 2], ...: one "
+            "number per entity, shared by its co-referent mentions).",
         )
 
     def handle(

@@ -1,25 +1,23 @@
-// Project admin: settings, members, imports (with the reader's validation errors),
-// assignments with an overlap, jobs (start, live progress, log tail, cancel) and model
-// versions (metrics, chart, activation).
+// Project admin: settings and guidelines, members, imports (with the reader's
+// validation errors), assignments with an overlap, jobs (start, live progress, log
+// tail, cancel); model versions (admin/models.js), knowledge bases and distant
+// labelling (admin/knowledge.js) and exports (admin/exports.js).
 import { api, config, listAll } from "./lib/api.js";
-import { $, el, fmt } from "./lib/dom.js";
-import { barChart } from "./charts.js";
+import { $, el } from "./lib/dom.js";
+import { setUpExport } from "./admin/exports.js";
+import { message } from "./admin/message.js";
+import { loadKnowledgeBases, setUpKnowledge } from "./admin/knowledge.js";
+import { loadModels as loadModelVersions } from "./admin/models.js";
 
 const cfg = config();
 const state = { members: [], documents: cfg.documents, pollTimer: null };
 const pid = cfg.project_id;
 
-function message(target, text, kind = "") {
-  const node = $(target);
-  node.textContent = text;
-  node.className = kind;
-}
-
 // --- project --------------------------------------------------------------------------
 async function loadProject() {
   const p = await api("GET", `/api/projects/${pid}/`);
   const form = $("#project-form");
-  for (const name of ["name", "description", "k_anonymity", "risk_threshold"]) form.elements[name].value = p[name];
+  for (const name of ["name", "description", "guidelines", "k_anonymity", "risk_threshold"]) form.elements[name].value = p[name];
 }
 
 async function saveProject(event) {
@@ -29,6 +27,7 @@ async function saveProject(event) {
     await api("PATCH", `/api/projects/${pid}/update/`, {
       name: form.elements.name.value,
       description: form.elements.description.value,
+      guidelines: form.elements.guidelines.value,
       k_anonymity: Number(form.elements.k_anonymity.value),
       risk_threshold: Number(form.elements.risk_threshold.value),
     });
@@ -46,7 +45,7 @@ async function loadMembers() {
       el("tr", {}, el("th", {}, "User"), el("th", {}, "Role"), el("th", {})),
       state.members.map((m) =>
         el("tr", { dataset: { user: m.user.username } },
-          el("td", {}, m.user.username),
+          el("td", {}, m.user.username, m.user.is_active ? "" : el("small", { class: "muted" }, " (inactive)")),
           el("td", {}, el("select", { onchange: (e) => setRole(m.user.id, e.target.value) }, cfg.roles.map((r) => el("option", { value: r, selected: r === m.role }, r)))),
           el("td", {}, el("button", { class: "small secondary", onclick: () => removeMember(m.user.id) }, "remove")),
         ),
@@ -107,6 +106,8 @@ async function importFile(event) {
       const docs = await listAll(`/api/projects/${pid}/documents/`);
       state.documents = docs.map((d) => ({ id: d.id, external_id: d.external_id, status: d.status, assignees: state.documents.find((x) => x.id === d.id)?.assignees || [] }));
       renderDocuments();
+      // A TAB file's annotators arrive as (inactive) members: refresh who may be assigned.
+      await loadMembers();
     }
   } catch (error) {
     const b = error.body || {};
@@ -138,10 +139,14 @@ function renderDocuments() {
   );
 }
 
+// Only accounts that can log in are offered: TAB annotators come with an import as
+// inactive accounts that own their imported sets but never get new documents.
 function renderAnnotators() {
-  const annotators = state.members.filter((m) => m.role === "annotator");
+  const annotators = state.members.filter((m) => m.role === "annotator" && m.user.is_active);
+  const inactive = state.members.filter((m) => !m.user.is_active).length;
   $("#annotators").replaceChildren(
     ...annotators.map((m) => el("label", { class: "inline-check" }, el("input", { type: "checkbox", class: "annotator-check", value: m.user.id, checked: true }), ` ${m.user.username}`)),
+    inactive ? el("span", { class: "muted inactive-note" }, `(${inactive} inactive imported account(s) not offered)`) : "",
   );
   $("#overlap").max = Math.max(1, annotators.length);
 }
@@ -187,6 +192,7 @@ function jobRow(job) {
 async function loadJobs() {
   const page = await api("GET", `/api/jobs/?project=${pid}&limit=10`);
   $("#jobs").replaceChildren(...(page.results.length ? page.results.map(jobRow) : [el("p", { class: "muted" }, "No jobs yet.")]));
+  loadKnowledgeBases(pid);
   clearTimeout(state.pollTimer);
   if (page.results.some((j) => ACTIVE.has(j.status))) state.pollTimer = setTimeout(loadJobs, 1000);
   else if (page.results.some((j) => j.kind === "train_recognizer")) loadModels();
@@ -211,42 +217,7 @@ async function cancel(jobId) {
   loadJobs();
 }
 
-// --- models --------------------------------------------------------------------------------
-async function loadModels() {
-  const versions = await listAll(`/api/model-versions/?project=${pid}`);
-  const numericKeys = [...new Set(versions.flatMap((v) => Object.entries(v.metrics || {}).filter(([, x]) => typeof x === "number").map(([k]) => k)))].sort();
-  $("#models").replaceChildren(
-    versions.length
-      ? el("table", { class: "grid" },
-          el("tr", {}, el("th", {}, "Model"), el("th", {}, "Kind"), el("th", {}, "Created"), el("th", {}, "Metrics"), el("th", {}, "Active")),
-          versions.map((v) =>
-            el("tr", { dataset: { model: v.id } },
-              el("td", {}, v.label),
-              el("td", {}, v.kind),
-              el("td", {}, new Date(v.created_at).toLocaleString()),
-              el("td", { class: "muted" }, numericKeys.filter((k) => k in v.metrics).map((k) => `${k} ${fmt(v.metrics[k])}`).join(" · ")),
-              el("td", {}, v.is_active ? el("strong", { class: "ok" }, "active") : el("button", { class: "small", onclick: () => activate(v.id) }, "activate")),
-            ),
-          ),
-        )
-      : el("p", { class: "muted" }, "No trained models yet."),
-  );
-  const chartKeys = numericKeys.filter((k) => versions.every((v) => typeof v.metrics[k] !== "number" || (v.metrics[k] >= 0 && v.metrics[k] <= 1))).slice(0, 6);
-  $("#model-chart").replaceChildren(
-    versions.length && chartKeys.length
-      ? barChart({ title: "Evaluation metrics per model version", rows: versions.map((v) => ({ label: v.label, values: chartKeys.map((k) => v.metrics[k] ?? null) })), series: chartKeys })
-      : "",
-  );
-}
-
-async function activate(id) {
-  try {
-    await api("POST", `/api/model-versions/${id}/activate/`);
-  } catch (error) {
-    message("#job-message", error.message, "error");
-  }
-  loadModels();
-}
+const loadModels = () => loadModelVersions(pid);
 
 async function main() {
   $("#project-form").addEventListener("submit", saveProject);
@@ -255,8 +226,10 @@ async function main() {
   $("#assign-form").addEventListener("submit", assign);
   $("#start-preannotate").addEventListener("click", () => startJob("preannotate", { skip_existing: !$("#redo-existing").checked }));
   $("#start-train").addEventListener("click", () => startJob("train_recognizer", { max_steps: Number($("#max-steps").value) || undefined, activate: $("#activate-trained").checked }));
+  setUpKnowledge(pid, { selectionFunctions: cfg.selection_functions, onJob: loadJobs });
   renderDocuments();
   await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels()]);
+  setUpExport(pid, { styles: cfg.release_styles, members: state.members });
   document.body.dataset.ready = "1";
 }
 

@@ -5,8 +5,10 @@ import { renderAgreement } from "./agreement_view.js";
 
 const cfg = config();
 
+// Only submitted annotator sets count unless the reviewer asks for the others too.
 async function main() {
-  const summary = await api("GET", `/api/projects/${cfg.project_id}/agreement/`);
+  const query = document.getElementById("show-in-progress").checked ? "?in_progress=true" : "";
+  const summary = await api("GET", `/api/projects/${cfg.project_id}/agreement/${query}`);
   renderAgreement(document.getElementById("agreement"), summary);
   const rows = summary.documents.map((d) =>
     el("tr", { dataset: { document: d.id } },
@@ -30,6 +32,13 @@ async function main() {
   document.body.dataset.ready = "1";
 }
 
-main().catch((error) => {
-  document.getElementById("agreement").textContent = `Could not load: ${error.message}`;
+document.getElementById("show-in-progress").addEventListener("change", () => {
+  document.body.dataset.ready = "";
+  main().catch(showError);
 });
+
+function showError(error) {
+  document.getElementById("agreement").textContent = `Could not load: ${error.message}`;
+}
+
+main().catch(showError);

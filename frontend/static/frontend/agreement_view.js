@@ -1,7 +1,7 @@
 // Agreement tables and charts shared by the review page (one document) and the
 // project agreement page; input: the summary from annotation.agreement_selectors.
 import { el, fmt } from "./lib/dom.js";
-import { barChart, heatTable } from "./charts.js";
+import { barChart, dotChart, heatTable } from "./charts.js";
 
 const MATRIX_MEASURES = {
   kappa_character: "Cohen's kappa, character level",
@@ -9,6 +9,11 @@ const MATRIX_MEASURES = {
   f1_exact: "Span F1, exact match",
   f1_overlap: "Span F1, overlap match",
 };
+
+// A long username cut in the middle, so both names of a pair fit on a chart row.
+function short(name) {
+  return name.length > 11 ? `${name.slice(0, 4)}…${name.slice(-6)}` : name;
+}
 
 export function renderAgreement(container, summary) {
   container.replaceChildren();
@@ -31,13 +36,14 @@ export function renderAgreement(container, summary) {
   if (summary.pairs.length) {
     container.append(
       el("h3", {}, "Annotator pairs"),
-      el("table", { class: "grid pairs" },
+      el("div", { class: "scroll-box" }, el("table", { class: "grid pairs" },
         el("tr", {}, ["Pair", "κ char", "κ span", "F1 exact", "F1 overlap", "docs"].map((h, i) => el("th", { class: i ? "num" : "" }, h))),
         summary.pairs.map((p) => el("tr", {}, el("td", {}, `${p.a} × ${p.b}`), el("td", { class: "num" }, fmt(p.kappa_character)), el("td", { class: "num" }, fmt(p.kappa_span)), el("td", { class: "num" }, fmt(p.f1_exact)), el("td", { class: "num" }, fmt(p.f1_overlap)), el("td", { class: "num" }, p.n_documents))),
-      ),
-      barChart({
+      )),
+      // One row per pair (dots), so 36 pairs stay short; the matrix below shows the same.
+      dotChart({
         title: "Agreement per annotator pair",
-        rows: summary.pairs.map((p) => ({ label: `${p.a} × ${p.b}`, values: [p.kappa_character, p.kappa_span, p.f1_exact, p.f1_overlap] })),
+        rows: summary.pairs.map((p) => ({ label: `${short(p.a)} × ${short(p.b)}`, title: `${p.a} × ${p.b}`, values: [p.kappa_character, p.kappa_span, p.f1_exact, p.f1_overlap] })),
         series: ["κ character", "κ span", "F1 exact", "F1 overlap"],
         min: Math.min(0, ...summary.pairs.flatMap((p) => [p.kappa_character ?? 0, p.kappa_span ?? 0])),
       }),

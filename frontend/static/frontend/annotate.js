@@ -12,12 +12,15 @@ import { tokenize } from "./lib/tokens.js";
 import { loadWorkspace } from "./views/document.js";
 import { editorActions } from "./editor/actions.js";
 import { showConflicts } from "./editor/conflicts.js";
+import { applyFilters, machineRuns, setupFilterBar, SuggestionFilters } from "./editor/filters.js";
+import { OverviewStrip } from "./editor/overview.js";
 import { keyHandler } from "./editor/keyboard.js";
 import { setupTooltip, SpanPanel } from "./editor/panel.js";
 import { MaskedPreview } from "./editor/preview.js";
+import { setupPublishedVersions } from "./editor/published.js";
 import { setStatus } from "./editor/status.js";
 import { SpanStore } from "./editor/store.js";
-import { AutoSave } from "./editor/sync.js";
+import { AutoSave, reloadWhenRestored } from "./editor/sync.js";
 import { EditorTextView } from "./editor/text_view.js";
 
 const cfg = config();
@@ -45,7 +48,9 @@ async function main() {
 
   const store = new SpanStore({ user: cfg.user, defaults: cfg.defaults });
   store.load(editorSpans(doc), mine ? mine.rejected_suggestions : []);
-  store.setEditable(mySet === null || mySet.editable !== false);
+  // Read-only for a reviewer or admin on a document not assigned to them (the server
+  // would refuse to create their set) and once the set has been reviewed.
+  store.setEditable(cfg.may_annotate !== false && (mySet === null || (mySet.editable !== false && mySet.status !== "reviewed")));
   const sync = new AutoSave({ store, documentId: cfg.document_id, offsets, mySet, status: setStatus });
   const actions = editorActions({ store, sync, tokens: tokenize(doc.text), status: setStatus });
 
@@ -86,9 +91,24 @@ async function main() {
       event.preventDefault();
     }
   });
+  // Suggestion filters, bulk actions and the overview strip (editor/filters.js, overview.js).
+  const filters = new SuggestionFilters({ store, runs: machineRuns(doc), entityTypes: vocabulary.entityTypes });
+  filters.addEventListener("change", () => {
+    applyFilters(filters, textView.view);
+    textView.updateCounts();
+  });
+  actions.setVisibility((span) => filters.visible(span));
+  textView.isShown = (span) => filters.visible(span);
+  if (filters.runs.length) {
+    setupFilterBar($("#suggestion-filters"), { filters, store, sync, actions, status: setStatus });
+    new OverviewStrip($("#overview"), { store, filters, textLength: doc.text.length });
+  }
+  setupPublishedVersions({ doc, node: $("#versions"), editorNode: textView.container, readOnlyNode: $("#published-doc") });
   textView.updateCounts();
   panel.render();
+  // Only now, with the state just read from the server (answers are never cached).
   setStatus(mine ? "All changes saved" : "Nothing changed yet", "ok");
+  reloadWhenRestored(sync);
   const ready = performance.now();
   document.body.dataset.ready = "1";
   // For the browser tests and benchmarks/ui_long_document.py.
@@ -98,6 +118,7 @@ async function main() {
     doc,
     view: textView.view,
     ready_ms: ready - started,
+    filters,
     select: (key, options) => store.select(key, options),
     flush: () => sync.flush(),
     interactiveAt: ready,

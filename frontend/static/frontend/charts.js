@@ -83,3 +83,41 @@ export function heatTable(names, values, { digits = 2 } = {}) {
   });
   return table;
 }
+
+// One compact row per item, every series a mark on the same axis: stays short with many
+// items (36 annotator pairs: about 650 px where grouped bars took 2,450 px). rows
+// [{label, values: [number|null]}], series names; domain [min, max]; width follows the
+// container (viewBox). A row's optional ``title`` is its full name in the tooltips.
+export function dotChart({ rows, series, title = "", min = 0, max = 1, width = 560, rowHeight = 16 }) {
+  const labelWidth = 190;
+  const top = title ? 24 : 6;
+  const plotHeight = rows.length * rowHeight;
+  const height = top + plotHeight + 18 + 18 * Math.ceil(series.length / 4);
+  const plot = width - labelWidth - 16;
+  const root = svg("svg", { class: "chart dots", viewBox: `0 0 ${width} ${height}`, width: "100%", role: "img", style: `max-width: ${width}px` });
+  if (title) root.append(svg("text", { x: 0, y: 14, "font-weight": "600" }, title));
+  const x = (v) => labelWidth + ((Math.max(min, Math.min(max, v)) - min) / (max - min)) * plot;
+  const ticks = min < 0 ? [min, 0, max] : [min, (min + max) / 2, max];
+  for (const tick of ticks) {
+    root.append(svg("line", { x1: x(tick), x2: x(tick), y1: top, y2: top + plotHeight, stroke: tick === 0 && min < 0 ? "#999" : "#ddd" }));
+    root.append(svg("text", { x: x(tick) - 8, y: top + plotHeight + 12 }, tick.toFixed(1)));
+  }
+  rows.forEach((row, i) => {
+    const y = top + i * rowHeight + rowHeight / 2;
+    if (i % 2) root.append(svg("rect", { x: 0, y: y - rowHeight / 2, width, height: rowHeight, fill: "#f6f7f9" }));
+    root.append(svg("text", { x: 0, y: y + 4 }, row.label.length > 28 ? `${row.label.slice(0, 27)}…` : row.label));
+    row.values.forEach((value, j) => {
+      if (value === null || value === undefined) return;
+      const mark = svg("circle", { cx: x(value), cy: y, r: 4.5, fill: PALETTE[j % PALETTE.length], "fill-opacity": 0.85 });
+      mark.append(svg("title", {}, `${row.title || row.label} — ${series[j]}: ${value.toFixed(3)}`));
+      root.append(mark);
+    });
+  });
+  const legendY = top + plotHeight + 30;
+  series.forEach((name, j) => {
+    const lx = labelWidth + (j % 4) * 88;
+    const ly = legendY + Math.floor(j / 4) * 16;
+    root.append(svg("circle", { cx: lx + 5, cy: ly - 4, r: 4.5, fill: PALETTE[j % PALETTE.length] }), svg("text", { x: lx + 14, y: ly }, name));
+  });
+  return root;
+}

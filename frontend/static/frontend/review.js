@@ -1,177 +1,267 @@
 // The reviewer's page: every set of a document side by side (one row per region where
-// any set has a span), disagreements highlighted and filterable, adoption into gold,
-// gold edits, one-action completion when everyone agrees, publication, agreement.
+// any set has a span), disagreements highlighted and filterable, any version shown in
+// the text, gold edited in place (keys as in the editor), adoption of one region or of
+// a whole set into gold, the count of regions gold has not decided, publication (with
+// a confirmation while regions are undecided) and agreement.
+//
+// Only annotator sets that were handed in count; "Show in-progress sets" adds the
+// others (the server counts the same way, annotation.selectors.agreement). This page
+// never creates an annotator set.
+//
+// Speed: the text is rendered once on load (one DocView render of one version); gold
+// edits restyle or re-render only the blocks they touch.
+
 import { renderAgreement } from "./agreement_view.js";
 import { api, config } from "./lib/api.js";
-import { $, el, fmt } from "./lib/dom.js";
+import { $, debounce, el } from "./lib/dom.js";
 import { offsetsToServer, spansToView } from "./lib/offsets.js";
+import { tokenize } from "./lib/tokens.js";
+import { GoldEditor } from "./review/gold.js";
+import { UnitTable } from "./review/table.js";
+import { computeUnits, markUnresolved, shownSets } from "./review/units.js";
 import { DocView, loadWorkspace } from "./views/document.js";
 
 const cfg = config();
 const IDENTIFIER_TYPES = cfg.identifier_types.map((t) => t.name);
-const state = { doc: null, sets: [], units: [], gold: null, view: null, display: "overlay" };
+const ENTITY_TYPES = cfg.entity_types.map((t) => t.name);
+const state = { doc: null, offsets: null, sets: [], units: [], regions: [], view: null, editor: null, table: null };
 
-function spanKey(s) {
-  return `${s.start}:${s.end}:${s.entity_type}:${s.identifier_type}`;
-}
-
-function computeUnits() {
-  const all = [];
-  for (const set of state.sets) for (const span of set.spans) all.push({ ...span, set });
-  all.sort((a, b) => a.start - b.start || a.end - b.end);
-  const units = [];
-  for (const span of all) {
-    const last = units.at(-1);
-    if (last && span.start < last.end) {
-      last.end = Math.max(last.end, span.end);
-      last.spans.push(span);
-    } else units.push({ start: span.start, end: span.end, spans: [span] });
-  }
-  const humans = state.sets.filter((s) => s.kind === "human");
-  for (const unit of units) {
-    unit.bySet = new Map(state.sets.map((s) => [s.id, unit.spans.filter((x) => x.set.id === s.id)]));
-    const versions = new Set(humans.map((h) => unit.bySet.get(h.id).map(spanKey).sort().join("|")));
-    unit.disagree = versions.size > 1;
-  }
-  state.units = units;
-}
-
-function chip(span) {
-  return el("span", { class: `chip i-${span.identifier_type}`, title: `${span.start}–${span.end}${span.confidence != null ? ` · confidence ${fmt(span.confidence, 2)}` : ""}${span.note ? ` · ${span.note}` : ""}` }, `${span.entity_type} · ${span.identifier_type}`, span.end - span.start !== 0 ? "" : "");
-}
-
-function goldCell(unit) {
-  const spans = unit.bySet.get(state.gold?.id) || [];
-  return el(
-    "td",
-    { class: "cell-gold" },
-    spans.map((span) =>
-      el("div", { class: "gold-span" },
-        el("span", { class: "muted" }, `${state.doc.text.slice(span.start, span.end)} `),
-        el("select", { class: "gold-decision", dataset: { span: span.id }, onchange: (e) => editGold(span, { identifier_type: e.target.value }) }, IDENTIFIER_TYPES.map((t) => el("option", { value: t, selected: t === span.identifier_type }, t))),
-        el("button", { class: "small secondary", title: "Remove from gold", onclick: () => deleteGold(span) }, "×"),
-      ),
-    ),
-  );
-}
-
-function renderTable() {
-  const onlyDisagreements = $("#only-disagreements").checked;
-  const columns = state.sets.filter((s) => s.kind !== "gold");
-  const table = el("table", { class: "grid" });
-  table.append(el("tr", {}, el("th", {}, "Text"), columns.map((s) => el("th", { class: `col-${s.kind}` }, s.name)), el("th", {}, "gold")));
-  let shown = 0;
-  state.units.forEach((unit, index) => {
-    if (onlyDisagreements && !unit.disagree) return;
-    shown++;
-    const row = el("tr", { class: unit.disagree ? "disagree" : "agree", dataset: { unit: index, start: unit.start, end: unit.end } });
-    row.append(el("td", { class: "unit-text" }, el("a", { href: "#", onclick: (e) => { e.preventDefault(); focusUnit(index); } }, state.doc.text.slice(unit.start, unit.end).slice(0, 60))));
-    for (const set of columns) {
-      const spans = unit.bySet.get(set.id);
-      row.append(
-        el("td", { class: `cell-${set.kind}`, dataset: { set: set.name } },
-          spans.length ? spans.map(chip) : el("span", { class: "muted" }, "—"),
-          el("button", { class: "small secondary adopt", title: `Adopt ${set.name}'s version into gold`, onclick: () => adopt(unit, spans) }, "adopt"),
-        ),
-      );
-    }
-    row.append(goldCell(unit));
-    table.append(row);
-  });
-  $("#units").replaceChildren(table);
-  const disagreements = state.units.filter((u) => u.disagree).length;
-  $("#unit-counts").textContent = `${state.units.length} regions, ${disagreements} with disagreement, ${shown} shown`;
-  const humans = state.sets.filter((s) => s.kind === "human");
-  $("#complete").disabled = disagreements > 0 || humans.length === 0;
-  $("#complete").title = disagreements ? "Adjudicate the disagreements first" : "Copy the unanimous annotation into gold and publish";
-}
-
-function renderDoc() {
-  const choice = $("#display").value;
-  const spans = [];
-  if (choice === "disagreements") {
-    state.units.filter((u) => u.disagree).forEach((u, i) => spans.push({ key: `d${i}`, start: u.start, end: u.end, layer: "dis" }));
-  } else {
-    const set = state.sets.find((s) => String(s.id) === choice);
-    if (set) for (const span of set.spans) spans.push({ ...span, key: `s${span.id}`, layer: set.kind === "machine" ? "machine" : set.kind === "gold" ? "gold" : "human" });
-  }
-  state.view.setSpans(spans);
-  state.view.render();
-}
-
-function focusUnit(index) {
-  const unit = state.units[index];
-  const [node, offset] = state.view.positionOf(unit.start);
-  const target = node.nodeType === 3 ? node.parentElement : node;
-  target.scrollIntoView({ block: "center" });
-  for (const row of document.querySelectorAll("#units tr.current")) row.classList.remove("current");
-  document.querySelector(`#units tr[data-unit="${index}"]`)?.classList.add("current");
-  void offset;
-}
+const gold = () => state.sets.find((s) => s.kind === "gold") || null;
+const showInProgress = () => $("#show-in-progress").checked;
 
 function setMessage(text, kind = "") {
   $("#message").textContent = text;
   $("#message").className = kind;
 }
 
-async function adopt(unit, spans) {
-  try {
-    const gold = await api("POST", `/api/documents/${cfg.document_id}/gold/adopt/`, { span_ids: spans.map((s) => s.id), ...offsetsToServer({ start: unit.start, end: unit.end }, state.offsets) });
-    replaceGold(gold);
-    setMessage(`Adopted into gold (${spans.length} span${spans.length === 1 ? "" : "s"}).`, "ok");
-  } catch (error) {
-    setMessage(error.message, "error");
+// --- the text -------------------------------------------------------------------------
+
+function layerOf(set) {
+  return set.kind === "machine" ? "machine" : set.kind === "gold" ? "gold" : "human";
+}
+
+function displaySpans() {
+  const choice = $("#display").value;
+  if (choice === "disagreements") {
+    return state.units.filter((u) => u.disagree).map((u, i) => ({ key: `d${i}`, start: u.start, end: u.end, layer: "dis" }));
   }
+  const set = choice === "gold" ? gold() : state.sets.find((s) => String(s.id) === choice);
+  if (!set) return [];
+  const layer = layerOf(set);
+  // Gold spans are the editor's own objects, so a gold edit restyles them in place.
+  return set.spans.map((span) => Object.assign(span, { key: `${layer[0]}${span.id}`, layer }));
 }
 
-async function editGold(span, changes) {
-  try {
-    await api("PATCH", `/api/spans/${span.id}/update/`, { version: span.version, ...offsetsToServer(changes, state.offsets) });
-    await reload();
-    setMessage("Gold span changed.", "ok");
-  } catch (error) {
-    setMessage(error.status === 409 ? "Someone changed this gold span meanwhile; reloaded." : error.message, "error");
-    await reload();
-  }
+function renderDoc() {
+  state.view.setSpans(displaySpans());
+  state.view.render();
+  markSelected();
+  $("#doc").dataset.display = $("#display").value;
+  $("#doc").classList.toggle("gold-editing", $("#display").value === "gold");
 }
 
-async function deleteGold(span) {
-  try {
-    await api("DELETE", `/api/spans/${span.id}/delete/?version=${span.version}`);
-    await reload();
-  } catch (error) {
-    setMessage(error.message, "error");
-  }
-}
-
-function replaceGold(gold) {
-  spansToView({ sets: [gold] }, state.offsets);
-  const entry = { id: gold.id, kind: "gold", name: "gold", status: gold.status, spans: gold.spans, published_at: gold.published_at };
-  state.sets = state.sets.filter((s) => s.kind !== "gold").concat([entry]);
-  state.gold = entry;
-  refresh();
-}
-
-function refresh() {
-  computeUnits();
-  renderTable();
-  renderDisplayOptions();
-  renderDoc();
-  const published = Boolean(state.gold?.published_at);
-  $("#gold-status").textContent = state.gold ? `${state.gold.spans.length} spans${published ? ", published" : ", not published"}` : "none yet";
-  // The state itself, for whoever waits for it (the text "not published" holds "published").
-  $("#gold-status").dataset.published = String(published);
-  $("#publish").disabled = !state.gold;
+function markSelected(old) {
+  if (old) for (const seg of state.view.elements(`g${old}`)) seg.classList.remove("sel");
+  const id = state.editor.selected;
+  if (id !== null) for (const seg of state.view.elements(`g${id}`)) seg.classList.add("sel");
 }
 
 function renderDisplayOptions() {
   const select = $("#display");
   const current = select.value;
+  const versions = shownSets(state.sets, showInProgress()).filter((s) => s.kind !== "gold");
   select.replaceChildren(
     el("option", { value: "disagreements" }, "Disagreement regions"),
-    state.sets.map((s) => el("option", { value: String(s.id) }, `${s.kind === "gold" ? "Gold" : s.name}`)),
+    el("option", { value: "gold" }, gold() ? "Gold (edit)" : "Gold (empty, edit)"),
+    ...versions.map((s) => el("option", { value: String(s.id) }, `${s.name}${s.kind === "machine" ? " (machine)" : ""}${s.kind === "human" && s.status === "in_progress" ? " (in progress)" : ""}`)),
   );
-  select.value = [...select.options].some((o) => o.value === current) ? current : (state.gold ? String(state.gold.id) : "disagreements");
+  select.value = [...select.options].some((o) => o.value === current) ? current : gold() ? "gold" : "disagreements";
+  const adoptable = $("#adopt-all-source");
+  const chosen = adoptable.value;
+  adoptable.replaceChildren(...versions.map((s) => el("option", { value: String(s.id) }, s.name)));
+  if ([...adoptable.options].some((o) => o.value === chosen)) adoptable.value = chosen;
+  $("#adopt-all").disabled = !versions.length;
+}
+
+function focusUnit(unit, index) {
+  const [node] = state.view.positionOf(unit.start);
+  (node.nodeType === 3 ? node.parentElement : node).scrollIntoView({ block: "center" });
+  state.table.markCurrent(index);
+}
+
+// --- the table and the counters -----------------------------------------------------------
+
+function renderTable() {
+  const sets = shownSets(state.sets, showInProgress());
+  state.units = computeUnits(sets);
+  markUnresolved(state.units, state.regions);
+  const shown = state.table.render({
+    units: state.units,
+    columns: sets.filter((s) => s.kind !== "gold"),
+    gold: gold(),
+    text: state.doc.text,
+    identifierTypes: IDENTIFIER_TYPES,
+    onlyDisagreements: $("#only-disagreements").checked,
+  });
+  const disagreements = state.units.filter((u) => u.disagree).length;
+  $("#unit-counts").textContent = `${state.units.length} regions, ${disagreements} with disagreement, ${shown} shown`;
+  const humans = state.sets.filter((s) => s.kind === "human");
+  const counted = shownSets(humans, false);
+  const hidden = humans.length - counted.length;
+  $("#in-progress-note").textContent = hidden ? `${hidden} set(s) still in progress ${showInProgress() ? "shown, not counted by the server" : "not counted"}` : "";
+  $("#complete").disabled = disagreements > 0 || counted.length === 0;
+  $("#complete").title = disagreements ? "Adjudicate the disagreements first" : "Copy the unanimous annotation into gold and publish";
+}
+
+function renderGoldStatus() {
+  const g = gold();
+  const published = Boolean(g?.published_at);
+  $("#gold-status").textContent = g ? `${g.spans.length} spans${published ? ", published" : ", not published"}` : "none yet";
+  // The state itself, for whoever waits for it (the text "not published" holds "published").
+  $("#gold-status").dataset.published = String(published);
+  $("#publish").disabled = !g;
+}
+
+const regionsRequest = () => api("GET", `/api/documents/${cfg.document_id}/gold/regions/`);
+
+// The server's count of the regions gold has not decided (annotation.selectors.agreement).
+function applyRegions(regions) {
+  state.regions = regions.unresolved.map((r) => ({ start: state.offsets.toView(r.start), end: state.offsets.toView(r.end) }));
+  const counter = $("#unresolved");
+  counter.textContent = `${state.regions.length} of ${regions.total} regions undecided in gold`;
+  counter.dataset.count = String(state.regions.length);
+  counter.className = state.regions.length ? "badge warn" : "badge ok";
+  markUnresolved(state.units, state.regions);
+  for (const row of document.querySelectorAll("#units tr[data-unit]")) row.classList.toggle("unresolved", state.units[+row.dataset.unit].unresolved);
+}
+
+async function loadRegions() {
+  applyRegions(await regionsRequest());
+}
+
+const refreshAfterEdit = debounce(() => {
+  renderTable();
+  renderGoldStatus();
+  loadRegions().catch((error) => setMessage(error.message, "error"));
+}, 250);
+
+// --- gold ---------------------------------------------------------------------------------
+
+function goldEntry(set) {
+  spansToView({ sets: [set] }, state.offsets);
+  return { id: set.id, kind: "gold", name: "gold", status: set.status, published_at: set.published_at, spans: set.spans };
+}
+
+function replaceGold(set) {
+  state.editor.setGold(goldEntry(set));
+}
+
+function renderGoldPanel() {
+  const span = state.editor.span(state.editor.selected);
+  const panel = $("#gold-panel");
+  if (!span) {
+    panel.replaceChildren(el("p", { class: "muted" }, "Show gold in the text to edit it: click a span to select it, select text to add one."));
+    return;
+  }
+  const choose = (field, options) =>
+    el("select", { id: `gold-${field}`, onchange: (e) => state.editor.change(span.id, { [field]: e.target.value }) }, options.map((t) => el("option", { value: t, selected: t === span[field] }, t)));
+  panel.replaceChildren(
+    el("strong", {}, `“${state.doc.text.slice(span.start, span.end)}” `),
+    el("span", { class: "muted" }, `${span.start}–${span.end} `),
+    el("label", {}, "Type ", choose("entity_type", ENTITY_TYPES)),
+    el("label", {}, "Decision ", choose("identifier_type", IDENTIFIER_TYPES)),
+    el("button", { class: "small danger", onclick: () => state.editor.remove(span.id) }, "Remove (Del)"),
+  );
+}
+
+function onGoldChange({ span, removed, oldExtent, structural }) {
+  if ($("#display").value === "gold") {
+    const key = `g${(span || removed).id}`;
+    if (span) Object.assign(span, { key, layer: "gold" });
+    if (structural) state.view.spanChanged(key, oldExtent, span);
+    else state.view.restyle(key);
+    markSelected();
+  }
+  renderGoldPanel();
+  refreshAfterEdit();
+}
+
+function setupTextEditing() {
+  const container = $("#doc");
+  container.addEventListener("mouseup", () => {
+    if ($("#display").value !== "gold") return;
+    const selection = window.getSelection();
+    if (!selection || selection.isCollapsed || !selection.rangeCount) return;
+    const range = selection.getRangeAt(0);
+    if (!container.contains(range.commonAncestorContainer)) return;
+    const a = state.view.offsetOf(range.startContainer, range.startOffset);
+    const b = state.view.offsetOf(range.endContainer, range.endOffset);
+    if (a === null || b === null || a === b) return;
+    selection.removeAllRanges();
+    state.editor.create(Math.min(a, b), Math.max(a, b));
+  });
+  container.addEventListener("click", (event) => {
+    const seg = event.target.closest(".seg");
+    if ($("#display").value !== "gold" || !seg || !window.getSelection().isCollapsed) return;
+    const ids = seg.dataset.k.split(" ").map((k) => +k.slice(1));
+    const at = ids.indexOf(state.editor.selected);
+    state.editor.select(ids[(at + 1) % ids.length]);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (state.editor.handleKey(event)) event.preventDefault();
+  });
+}
+
+// --- actions ------------------------------------------------------------------------------
+
+async function act(work, done) {
+  try {
+    await state.editor.settled();
+    await work();
+    if (done) setMessage(done, "ok");
+  } catch (error) {
+    setMessage(error.message, "error");
+  }
+}
+
+// The editor holds the gold set (it may create it); the page's list of sets follows.
+function afterGoldReplaced() {
+  const entry = state.editor.gold;
+  state.sets = state.sets.filter((s) => s.kind !== "gold").concat(entry ? [entry] : []);
+  renderDisplayOptions();
+  if ($("#display").value === "gold") renderDoc();
+  renderGoldPanel();
+  refreshAfterEdit();
+}
+
+function adopt(unit, setId) {
+  const spans = unit.bySet.get(setId) || [];
+  return act(async () => {
+    const body = { span_ids: spans.map((s) => s.id), ...offsetsToServer({ start: unit.start, end: unit.end }, state.offsets) };
+    replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/adopt/`, body));
+  }, `Adopted into gold (${spans.length} span${spans.length === 1 ? "" : "s"}).`);
+}
+
+function adoptAll() {
+  const id = +$("#adopt-all-source").value;
+  const name = state.sets.find((s) => s.id === id)?.name;
+  return act(async () => {
+    replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/adopt-set/`, { annotation_set_id: id }));
+  }, `Gold is now ${name}'s version of every region.`);
+}
+
+async function publish(force = false) {
+  await state.editor.settled();
+  try {
+    replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/publish/`, { force }));
+    setMessage("Gold published: annotators can now see every set.", "ok");
+    loadAgreement();
+  } catch (error) {
+    if (error.status === 400 && error.body.unresolved) {
+      $("#publish-warning").textContent = `${error.body.unresolved} of ${error.body.total} regions are not decided in gold. Publish anyway? Annotators will see gold as it is.`;
+      $("#publish-confirm").showModal();
+    } else setMessage(error.message, "error");
+  }
 }
 
 async function load() {
@@ -179,53 +269,96 @@ async function load() {
   state.offsets = offsets;
   state.doc = doc;
   state.sets = doc.sets;
-  state.gold = doc.sets.find((s) => s.kind === "gold") || null;
+  const g = gold();
+  if (g) g.name = "gold";
 }
 
-async function reload() {
+async function reload(message) {
   await load();
-  refresh();
+  state.editor.setGold(gold()); // redraws the table, the panel and gold in the text
+  if ($("#display").value !== "gold") renderDoc();
+  if (message) setMessage(message, "error");
 }
 
 async function loadAgreement() {
   try {
-    const summary = await api("GET", `/api/documents/${cfg.document_id}/agreement/`);
-    renderAgreement($("#agreement"), summary);
+    const query = showInProgress() ? "?in_progress=true" : "";
+    renderAgreement($("#agreement"), await api("GET", `/api/documents/${cfg.document_id}/agreement/${query}`));
+    $("#agreement").dataset.state = "ready";
   } catch (error) {
     $("#agreement").textContent = error.message;
   }
 }
 
 async function main() {
+  const started = performance.now();
+  const regions = regionsRequest(); // in parallel with the workspace
   await load();
   $("#target-person").textContent = state.doc.target_person || "(not given)";
   state.view = new DocView($("#doc"), state.doc.text);
+  state.editor = new GoldEditor({
+    documentId: cfg.document_id,
+    gold: gold(),
+    offsets: state.offsets,
+    tokens: tokenize(state.doc.text),
+    entityTypes: cfg.entity_types,
+    identifierTypes: cfg.identifier_types,
+    defaults: cfg.defaults,
+    status: setMessage,
+  });
+  state.editor.addEventListener("change", (event) => onGoldChange(event.detail));
+  state.editor.addEventListener("replace", afterGoldReplaced);
+  state.editor.addEventListener("select", (event) => {
+    markSelected(event.detail.old);
+    renderGoldPanel();
+    const segs = state.view.elements(`g${event.detail.id}`);
+    if (segs.length) segs[0].scrollIntoView({ block: "nearest" });
+  });
+  state.editor.addEventListener("stale", (event) => reload(event.detail.message));
+  state.table = new UnitTable($("#units"), {
+    focus: focusUnit,
+    adopt,
+    decide: (id, value) => state.editor.change(id, { identifier_type: value }),
+    remove: (id) => state.editor.remove(id),
+    pick: (id) => {
+      if ($("#display").value !== "gold") {
+        $("#display").value = "gold";
+        renderDoc();
+      }
+      state.editor.select(id);
+    },
+  });
   $("#only-disagreements").addEventListener("change", renderTable);
+  $("#show-in-progress").addEventListener("change", () => {
+    renderDisplayOptions();
+    renderTable();
+    loadAgreement();
+  });
   $("#display").addEventListener("change", renderDoc);
-  $("#complete").addEventListener("click", async () => {
-    try {
-      const gold = await api("POST", `/api/documents/${cfg.document_id}/gold/complete/`, { publish: true });
-      replaceGold(gold);
-      setMessage("Everyone agreed: gold set written and published.", "ok");
+  $("#adopt-all").addEventListener("click", adoptAll);
+  $("#complete").addEventListener("click", () =>
+    act(async () => {
+      replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/complete/`, { publish: true }));
       loadAgreement();
-    } catch (error) {
-      setMessage(error.message, "error");
-    }
+    }, "Everyone agreed: gold set written and published."),
+  );
+  $("#publish").addEventListener("click", () => publish(false));
+  $("#publish-force").addEventListener("click", () => {
+    $("#publish-confirm").close();
+    publish(true);
   });
-  $("#publish").addEventListener("click", async () => {
-    try {
-      const gold = await api("POST", `/api/documents/${cfg.document_id}/gold/publish/`);
-      replaceGold(gold);
-      setMessage("Gold published: annotators can now see every set.", "ok");
-      loadAgreement();
-    } catch (error) {
-      setMessage(error.message, "error");
-    }
-  });
+  $("#publish-cancel").addEventListener("click", () => $("#publish-confirm").close());
   $("#refresh-agreement").addEventListener("click", loadAgreement);
-  refresh();
-  await loadAgreement();
+  setupTextEditing();
+  renderDisplayOptions();
+  renderTable();
+  renderGoldStatus();
+  renderDoc();
+  renderGoldPanel();
+  applyRegions(await regions);
   document.body.dataset.ready = "1";
+  window.__review = { state, ready_ms: performance.now() - started };
+  loadAgreement();
 }
 
 main().catch((error) => setMessage(`Could not load: ${error.message}`, "error"));

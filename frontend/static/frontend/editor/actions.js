@@ -3,9 +3,15 @@
 
 import { snapToTokens, stepEdge } from "../lib/tokens.js";
 import { overlaps, snapshot } from "./store.js";
+import { decisionRank } from "./sync.js";
 
 export function editorActions({ store, sync, tokens, status }) {
   const selectedSpan = () => store.get(store.selected);
+  // Which suggestions the page shows (the filters bar narrows it); jumps skip the rest.
+  let isShown = () => true;
+  const setVisibility = (predicate) => {
+    isShown = predicate;
+  };
 
   function jump(direction, list) {
     if (!list.length) return;
@@ -24,15 +30,27 @@ export function editorActions({ store, sync, tokens, status }) {
   }
 
   function jumpSuggestion(direction) {
-    jump(direction, store.suggestions().filter((s) => !store.isReviewed(s)));
+    jump(direction, store.suggestions().filter((s) => isShown(s) && !store.isReviewed(s)));
   }
 
-  // Copies a suggestion into the annotator's own set.
+  // Copies a suggestion into the annotator's own set; the own span's key. A set holds one
+  // span per offsets: when the annotator already has one there (accepted before, or
+  // drawn by hand) that span takes the suggestion's type, its entity if it has none,
+  // and its decision only if stronger, so accepting again never unmasks anything.
   function accept(key) {
     const suggestion = store.get(key);
-    if (!suggestion || suggestion.layer !== "machine") return;
+    if (!suggestion || suggestion.layer !== "machine") return null;
+    const existing = store.ownAt(suggestion.start, suggestion.end);
+    if (existing) {
+      const changes = { entity_type: suggestion.entity_type };
+      if (decisionRank(suggestion.identifier_type) > decisionRank(existing.identifier_type)) changes.identifier_type = suggestion.identifier_type;
+      if (!existing.entity_id && suggestion.entity_id) changes.entity_id = suggestion.entity_id;
+      store.change(existing.key, changes);
+      store.select(existing.key);
+      return existing.key;
+    }
     const attrs = { ...(suggestion.attrs || {}), accepted_from: suggestion.id };
-    store.create({ ...snapshot(suggestion), attrs });
+    return store.create({ ...snapshot(suggestion), attrs });
   }
 
   async function reject(key) {
@@ -51,15 +69,20 @@ export function editorActions({ store, sync, tokens, status }) {
   function label(field, value) {
     const selected = selectedSpan();
     if (!selected) return;
-    if (selected.layer === "machine") accept(selected.key);
-    store.change(store.selected, { [field]: value });
+    const key = selected.layer === "machine" ? accept(selected.key) : selected.key;
+    if (key) store.change(key, { [field]: value });
   }
 
   function resize(edge, direction) {
     const span = selectedSpan();
     if (!span || span.layer !== "own") return;
     const next = stepEdge(tokens, span, edge, direction);
-    if (next) store.change(span.key, { start: next[0], end: next[1] });
+    if (!next) return;
+    if (store.ownAt(next[0], next[1])) {
+      status("Another of your spans already covers exactly that text", "warn");
+      return;
+    }
+    store.change(span.key, { start: next[0], end: next[1] });
   }
 
   // The decision for every mention of the selected span's entity.
@@ -96,6 +119,12 @@ export function editorActions({ store, sync, tokens, status }) {
   function createAt(start, end) {
     const snapped = snapToTokens(tokens, start, end);
     if (!snapped) return false;
+    // One span per offsets: selecting exactly an own span's text selects that span.
+    const existing = store.ownAt(snapped[0], snapped[1]);
+    if (existing) {
+      store.select(existing.key, { scroll: false });
+      return true;
+    }
     // A new span takes the type of a suggestion it overlaps, else the last type used.
     const hint = store.suggestions().find((s) => overlaps(s, { start: snapped[0], end: snapped[1] }));
     const key = store.create({ start: snapped[0], end: snapped[1], entity_type: hint?.entity_type });
@@ -103,5 +132,5 @@ export function editorActions({ store, sync, tokens, status }) {
     return true;
   }
 
-  return { accept, reject, label, resize, decideEntity, linkToPrevious, jumpSpan, jumpSuggestion, createAt };
+  return { accept, reject, label, resize, decideEntity, linkToPrevious, jumpSpan, jumpSuggestion, createAt, setVisibility };
 }

@@ -5,11 +5,13 @@
 // reading and writing one shared object.
 //
 // Events (CustomEvent detail):
-//   "span"     {key, span, removed, oldExtent, structural, fields, origin}
+//   "span"     {key, span, removed, oldExtent, structural, fields, before, origin}
 //              a span was added, changed or removed (span null when removed, then
 //              ``removed`` is the span that left); structural when its extent changed
-//              or it came or went; origin "edit" for the annotator's own edits (to be
-//              saved), "server" when the server's version replaced it (already saved)
+//              or it came or went; ``before`` holds the changed fields' old values;
+//              origin "edit" for the annotator's own edits (to be saved), "server" when
+//              the server's version replaced it (already saved), "state" when only its
+//              save state (span.saveState: "unsaved", "conflict" or null) changed
 //   "select"   {key, old, scroll}   the selection moved
 //   "rejected" {key, rejected}      a suggestion was rejected or un-rejected
 
@@ -80,6 +82,11 @@ export class SpanStore extends EventTarget {
       .sort((a, b) => a.start - b.start);
   }
 
+  // The annotator's span on exactly these offsets (a set holds at most one).
+  ownAt(start, end) {
+    return this.own().find((s) => s.start === start && s.end === end) || null;
+  }
+
   isRejected(suggestion) {
     return this.#rejected.has(suggestion.id);
   }
@@ -113,6 +120,15 @@ export class SpanStore extends EventTarget {
   setServerState(span, { id, version }) {
     span.id = id;
     span.version = version;
+  }
+
+  // Marks a span as not saved ("unsaved": refused; "conflict": changed or deleted
+  // elsewhere) or saved (null); the text view shows the mark.
+  setSaveState(key, state) {
+    const span = this.#spans.get(key);
+    if (!span || (span.saveState || null) === state) return;
+    span.saveState = state;
+    this.#emit("span", { key, span, oldExtent: [span.start, span.end], structural: false, fields: [], origin: "state" });
   }
 
   // --- selection ---------------------------------------------------------------------
@@ -246,9 +262,11 @@ export class SpanStore extends EventTarget {
       return;
     }
     const fields = Object.keys(target).filter((f) => existing[f] !== target[f]);
+    const before = {};
+    for (const field of fields) before[field] = existing[field];
     Object.assign(existing, target);
     const structural = fields.includes("start") || fields.includes("end");
     if (structural) this.#ownCache = null;
-    this.#emit("span", { key, span: existing, oldExtent, structural, fields, origin: "edit" });
+    this.#emit("span", { key, span: existing, oldExtent, structural, fields, before, origin: "edit" });
   }
 }

@@ -13,6 +13,8 @@ export class EditorTextView {
     this.store = store;
     this.onSelectText = onSelectText;
     this.justCreated = false;
+    // Which suggestions the filters bar shows (annotate.js sets it); counts say the rest.
+    this.isShown = () => true;
     this.view = new DocView(container, text, { classesFor: (keys) => this.classesFor(keys) });
     this.view.setSpans(store.all());
     this.view.render();
@@ -43,6 +45,7 @@ export class EditorTextView {
       else if (!store.isReviewed(top)) classes.push("unreviewed");
     }
     if (own.length > 1 || (spans.length > 1 && !own.length)) classes.push("stacked");
+    if (top.saveState) classes.push(`save-${top.saveState}`); // not saved: sync.js
     return classes.join(" ");
   }
 
@@ -58,8 +61,10 @@ export class EditorTextView {
 
   updateCounts() {
     const own = this.store.own();
-    const open = this.store.suggestions().filter((s) => !this.store.isReviewed(s)).length;
-    $("#counts").textContent = `${own.length} spans · ${open} unreviewed suggestions`;
+    const unreviewed = this.store.suggestions().filter((s) => !this.store.isReviewed(s));
+    const shown = unreviewed.filter((s) => this.isShown(s)).length;
+    const hidden = unreviewed.length - shown;
+    $("#counts").textContent = `${own.length} spans · ${shown} unreviewed suggestions${hidden ? ` (${hidden} more hidden by the filters)` : ""}`;
   }
 
   #markSelected() {

@@ -1,10 +1,12 @@
 // Thin fetch wrapper: session cookie + CSRF header, JSON in and out, errors as ApiError.
 
+// The cookie first: logging in again (say, after the session ended) rotates the token,
+// and the page's meta tag still holds the old one.
 function csrfToken() {
-  const meta = document.querySelector('meta[name="csrf-token"]');
-  if (meta && meta.content) return meta.content;
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-  return match ? decodeURIComponent(match[1]) : "";
+  if (match) return decodeURIComponent(match[1]);
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.content : "";
 }
 
 export class ApiError extends Error {
