@@ -12,7 +12,8 @@ it reads nothing else from a measure, so a new measure is one registered callabl
 
 Modules: :mod:`~sanitizer.risk.entities` (spans → entities, the DIRECT rule, the person to
 protect), :mod:`~sanitizer.risk.surprisal` (information content), :mod:`~sanitizer.risk.measures`
-(``lm``, ``linkage``, ``kb``) and :mod:`~sanitizer.risk.pipeline` (measures → CP-SAT → masks
+(``lm``, ``linkage``, ``kb``, ``supervised``), :mod:`~sanitizer.risk.supervised` (training
+and storing the supervised model) and :mod:`~sanitizer.risk.pipeline` (measures → CP-SAT → masks
 with reasons; imported on its own because the solver imports this module).
 """
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from sanitizer.risk import risk_measures
@@ -13,6 +14,10 @@ from sanitizer.risk.measures.linkage import DEFAULT_TOP_DOCS
 from sanitizer.risk.measures.lm import DEFAULT_LM_MAX_ARITY, DEFAULT_THRESHOLD, DEFAULT_WINDOW
 from sanitizer.risk.surprisal import DEFAULT_SCORER
 from sanitizer.solver import DEFAULT_TIME_LIMIT
+
+# The mlm scorer's windows, in tokens with the special ones (NTS reads 100-token chunks).
+MLM_WINDOW = 128
+MLM_STRIDE = 64
 
 ZERO_SHOT_MEASURES: tuple[str, ...] = ("lm", "linkage")
 """The default: needs no trained model and no file beyond the documents themselves."""
@@ -36,8 +41,10 @@ class RiskOptions:
     ``threshold`` is in nats (an entity is risky when log p < −threshold); ``max_arity``
     bounds the combinations of ``linkage`` and ``kb``; ``lm_max_arity`` those of ``lm``.
     ``supervised_threshold`` is p(mask) for the ``supervised`` measure (``None``: the model's
-    own, 0.5 by default). ``mlm`` is accepted so that callers can pass it, and refused by
-    :meth:`validate` until a masked-LM scorer exists.
+    own, 0.5 by default). ``mlm`` (a local masked-LM directory, or a hub name already in the
+    local cache) makes the ``mlm`` surprisal scorer read entities in context; without it the
+    scorer is ``scorer`` (default ``wordfreq``). ``mlm_window``/``mlm_stride`` are its
+    windows, in tokens.
     """
 
     measures: tuple[str, ...] | None = None
@@ -53,6 +60,8 @@ class RiskOptions:
     risk_model: str | None = None
     supervised_threshold: float | None = None
     mlm: str | None = None
+    mlm_window: int = MLM_WINDOW
+    mlm_stride: int = MLM_STRIDE
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -77,10 +86,15 @@ class RiskOptions:
 
     def validate(self) -> RiskOptions:
         """Raise :class:`RiskOptionsError` for settings that cannot run; return ``self``."""
-        if self.mlm is not None:
+        # A path that does not exist may be a hub name in the local cache (never fetched).
+        if self.mlm and Path(self.mlm).exists() and not (Path(self.mlm) / "config.json").is_file():
+            raise RiskOptionsError(f"--mlm {self.mlm}: not a masked-LM directory (no config.json)")
+        if self.scorer == "mlm" and not self.mlm:
+            raise RiskOptionsError("the mlm scorer needs a model: --mlm PATH")
+        if self.mlm_window < 8 or not 0 < self.mlm_stride <= self.mlm_window - 2:
             raise RiskOptionsError(
-                "--mlm: a masked-LM surprisal scorer is not implemented yet; the lm measure "
-                "uses the context-free wordfreq scorer"
+                f"need mlm window ≥ 8 and 0 < stride ≤ window − 2, got "
+                f"{self.mlm_window}/{self.mlm_stride}"
             )
         for name in self.active_measures:
             if name not in risk_measures:
@@ -101,6 +115,12 @@ class RiskOptions:
         if self.k < 1:
             raise RiskOptionsError(f"k must be ≥ 1, got {self.k}")
         return self
+
+    def scorer_spec(self) -> tuple[str, dict[str, Any]]:
+        """``(name, options)`` for :func:`~sanitizer.risk.surprisal.make_scorer`."""
+        if self.mlm:
+            return "mlm", {"model": self.mlm, "window": self.mlm_window, "stride": self.mlm_stride}
+        return self.scorer, {}
 
 
 def parse_measures(text: str | Sequence[str]) -> tuple[str, ...]:

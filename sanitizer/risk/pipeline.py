@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from sanitizer.risk import RiskDocument, RiskEntity, RiskyCombination, risk_measures
-from sanitizer.risk.entities import entity_text, group_entities, person_to_protect
+from sanitizer.risk.entities import group_entities, person_to_protect
 from sanitizer.risk.measures.kb import KnowledgeBase
 from sanitizer.risk.measures.linkage import BackgroundIndex
 from sanitizer.risk.options import RiskOptions
@@ -153,7 +153,8 @@ class RiskMasker:
         vocabulary counts as predictable); a document is never its own background."""
         self.options = (options or RiskOptions()).validate()
         measures = self.options.active_measures
-        self.scorer = scorer or make_scorer(self.options.scorer, background)
+        name, scorer_options = self.options.scorer_spec()
+        self.scorer = scorer or make_scorer(name, background, **scorer_options)
         self.index = BackgroundIndex(background) if "linkage" in measures else None
         self.kb = (
             KnowledgeBase.load(self.options.kb) if self.options.kb and "kb" in measures else None
@@ -195,10 +196,7 @@ class RiskMasker:
         combinations: list[RiskyCombination] = []
         for name in self.options.active_measures:
             combinations.extend(risk_measures.get(name)(document, config))
-        ic = {
-            e.entity_id: self.scorer.information_content(entity_text(e), exclude=doc_id)
-            for e in entities
-        }
+        ic = {eid: s.total for eid, s in self.scorer.entity_surprisals(document).items()}
         solution = solve_masking(
             mask_entities(entities, ic), combinations, time_limit=self.options.time_limit
         )

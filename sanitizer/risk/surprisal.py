@@ -5,7 +5,7 @@ registered by name in :data:`surprisal_scorers` and built with
 ``make_scorer(name, background=texts, **options)``; the ``lm`` risk measure and the
 solver's IC both read the same scorer, so swapping it changes both consistently.
 
-``wordfreq`` (the default, and so far the only one) is a *context-free* fallback for a
+``wordfreq`` (the default) is a *context-free* fallback for a
 masked language model, which no package ships offline:
 
 * a word's probability is the larger of its English frequency (the ``wordfreq``
@@ -17,8 +17,10 @@ masked language model, which no package ships offline:
   but not which one; English corpus frequencies would call "1996" a common word;
 * unknown words get the floor probability ``floor``.
 
-A masked-LM scorer (contextual, over a local model directory) can be registered here
-later under another name; none is faked.
+``mlm`` (:mod:`sanitizer.risk.mlm`, built with ``model=PATH``) is the contextual scorer:
+a masked language model reads each entity in its document with all entities masked. Both
+give :meth:`SurprisalScorer.entity_surprisals`, which the ``lm`` measure and the solver's IC
+read; torch and transformers are imported only when ``mlm`` is built.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import wordfreq
 
 from sanitizer.registry import Registry
+from sanitizer.risk import RiskDocument
+from sanitizer.risk.entities import entity_text
 
 DEFAULT_SCORER = "wordfreq"
 DEFAULT_FLOOR = 1e-9
@@ -44,6 +49,15 @@ class TokenSurprisal:
 
     token: str
     nats: float
+
+
+@dataclass(frozen=True)
+class EntitySurprisal:
+    """An entity's surprisal in nats: ``total`` = −ln p(entity) (its IC), ``peak`` = that
+    of its most surprising word (the ``lm`` measure's risk score)."""
+
+    total: float
+    peak: float
 
 
 class SurprisalScorer:
@@ -66,6 +80,20 @@ class SurprisalScorer:
     def information_content(self, text: str, *, exclude: str | None = None) -> float:
         """IC = −ln p(text) = Σ token surprisals (seed 001's IC for the solver)."""
         return sum(t.nats for t in self.token_surprisals(text, exclude=exclude))
+
+    def entity_surprisals(self, document: RiskDocument) -> dict[str, EntitySurprisal]:
+        """Surprisal of every entity of ``document``, by entity id.
+
+        Context-free default: the entity's longest mention as text, the document's own
+        words excluded from the background. Contextual scorers read the document.
+        """
+        out: dict[str, EntitySurprisal] = {}
+        for entity in document.entities:
+            nats = [
+                t.nats for t in self.token_surprisals(entity_text(entity), exclude=document.doc_id)
+            ]
+            out[entity.entity_id] = EntitySurprisal(total=sum(nats), peak=max(nats, default=0.0))
+        return out
 
 
 surprisal_scorers: Registry[Callable[..., SurprisalScorer]] = Registry("surprisal scorer")
@@ -129,6 +157,18 @@ class WordfreqScorer(SurprisalScorer):
             TokenSurprisal(tok, -math.log(self.probability(tok, exclude=exclude)))
             for tok in self.tokenize(text)
         ]
+
+
+@surprisal_scorers.register("mlm")
+def _masked_lm_scorer(
+    background: Iterable[tuple[str, str]] = (), **options: Any
+) -> SurprisalScorer:
+    """The masked-LM scorer (``model=PATH`` required); imports torch only when used."""
+    from sanitizer.risk.mlm import MaskedLMScorer
+
+    if not options.get("model"):
+        raise ValueError("the mlm scorer needs model=PATH (a local masked-LM directory)")
+    return MaskedLMScorer(background, **options)
 
 
 def make_scorer(

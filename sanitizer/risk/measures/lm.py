@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from sanitizer.risk import RiskDocument, RiskEntity, RiskyCombination, risk_measures
-from sanitizer.risk.entities import entity_text
 from sanitizer.risk.measures.common import (
     candidates,
     minimal_combinations,
@@ -34,9 +33,9 @@ DEFAULT_LM_MAX_ARITY = 1
 DEFAULT_WINDOW = 200
 
 
-def entity_surprisal(scorer: SurprisalScorer, entity: RiskEntity, doc_id: str) -> float:
-    """The entity's risk score: the surprisal of its most surprising token, in nats."""
-    return scorer.peak(entity_text(entity), exclude=doc_id)
+def entity_surprisal(scorer: SurprisalScorer, entity: RiskEntity, document: RiskDocument) -> float:
+    """The entity's risk score: the surprisal of its most surprising word, in nats."""
+    return scorer.entity_surprisals(document)[entity.entity_id].peak
 
 
 @risk_measures.register("lm")
@@ -47,7 +46,7 @@ def lm_risk(document: RiskDocument, config: Mapping[str, Any]) -> list[RiskyComb
     max_arity = int(config.get("lm_max_arity", DEFAULT_LM_MAX_ARITY))
     window = int(config.get("window", DEFAULT_WINDOW))
     pool = candidates(document)
-    surprisal = {e.entity_id: entity_surprisal(scorer, e, document.doc_id) for e in pool}
+    surprisal = {e.entity_id: entity_surprisal(scorer, e, document) for e in pool}
 
     def near(combo: tuple[RiskEntity, ...]) -> bool:
         return all(_near(a, b, window) for i, a in enumerate(combo) for b in combo[i + 1 :])
