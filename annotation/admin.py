@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from annotation.models import (
     AnnotationSet,
@@ -29,12 +31,6 @@ class DocumentAdmin(admin.ModelAdmin):
     search_fields = ("external_id", "target_person")
 
 
-@admin.register(AnnotationSet)
-class AnnotationSetAdmin(admin.ModelAdmin):
-    list_display = ("id", "document", "kind", "source", "annotator", "source_version", "status")
-    list_filter = ("kind", "source", "status")
-
-
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Spans change only through the services (version check, audit trail)."""
 
@@ -46,6 +42,27 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
+
+
+@admin.register(AnnotationSet)
+class AnnotationSetAdmin(ReadOnlyAdmin):
+    """Every set, machine runs superseded by a newer run included (their history)."""
+
+    list_display = (
+        "id",
+        "document",
+        "kind",
+        "source",
+        "annotator",
+        "source_version",
+        "status",
+        "superseded_at",
+    )
+    list_filter = ("kind", "source", "status", ("superseded_at", admin.EmptyFieldListFilter))
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[AnnotationSet]:
+        # The default manager hides superseded runs; admins need to see them.
+        return AnnotationSet.history.select_related("document", "annotator")
 
 
 @admin.register(Span)

@@ -81,6 +81,9 @@ class ModelVersionComparisonApi(BaseApi):
         active = ModelFiguresOutputSerializer()
         metric = serializers.CharField(allow_null=True)
         worse = serializers.BooleanField()
+        needs_confirm = serializers.BooleanField(
+            help_text="Activation needs confirm: worse, or no figure in common to compare."
+        )
         message = serializers.CharField()
 
     @extend_schema(

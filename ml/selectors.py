@@ -85,7 +85,8 @@ def _figures(metrics: dict[str, Any] | None) -> dict[str, float]:
 def model_activation_comparison(*, model_version: ModelVersion) -> dict[str, Any]:
     """The candidate's evaluation next to the model it would replace (the active one of
     its kind, or the built-in recognizer with the figures the candidate's training run
-    measured for it on the same dev set), and whether the candidate is worse."""
+    measured for it on the same dev set), whether the candidate is worse, and whether
+    activating it needs confirmation (worse, or no figure in common to tell)."""
     active = active_model_version(project=model_version.project, kind=model_version.kind)
     candidate: dict[str, Any] = {
         "id": model_version.pk,
@@ -116,11 +117,15 @@ def model_activation_comparison(*, model_version: ModelVersion) -> dict[str, Any
         None,
     )
     worse = metric is not None and candidate["metrics"][metric] < current["metrics"][metric]
+    # With no figure to compare, nobody knows the candidate is not worse: activating it
+    # needs the same confirmation as a worse one.
+    uncompared = metric is None and current is not candidate
     return {
         "candidate": candidate,
         "active": current,
         "metric": metric,
         "worse": worse,
+        "needs_confirm": worse or uncompared,
         "message": _comparison_message(candidate, current, metric, worse),
     }
 

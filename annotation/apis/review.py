@@ -36,9 +36,10 @@ class GoldSetApi(BaseApi):
 
 
 class GoldPublishApi(BaseApi):
-    """Publishing while regions are undecided answers 400 with their number
-    (``unresolved``, of ``total``) unless the request says ``force: true``: the review
-    page shows that number and asks the reviewer to confirm first."""
+    """Publishing while regions are undecided, or while annotators still work with marks
+    not submitted, answers 400 with the number of regions (``unresolved``, of ``total``)
+    and those annotators (``in_progress``) unless the request says ``force: true``: the
+    review page shows them and asks the reviewer to confirm first."""
 
     class InputSerializer(serializers.Serializer):
         force = serializers.BooleanField(default=False)
@@ -55,7 +56,12 @@ class GoldPublishApi(BaseApi):
         try:
             gold = services.gold_publish(document=document, user=user, force=data["force"])
         except services.UnresolvedRegionsError as exc:
-            body = {"detail": str(exc), "unresolved": exc.unresolved, "total": exc.total}
+            body = {
+                "detail": str(exc),
+                "unresolved": exc.unresolved,
+                "total": exc.total,
+                "in_progress": exc.in_progress,
+            }
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
         return Response(set_detail(user, gold))
 

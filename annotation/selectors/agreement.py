@@ -16,13 +16,17 @@ worked on, for a reviewer who wants to look at them.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.models import AnnotationSet, Document, Project, SetKind, Span
+from django.db.models import Count
+
+from annotation.models import AnnotationSet, Document, Project, SetKind, SetStatus, Span
 from annotation.selectors.access import COUNTED_SET_STATUSES
 from sanitizer.agreement import (
     AnnotatedDocument,
@@ -303,26 +307,78 @@ def document_disagreements(
     return out
 
 
+def annotators_in_progress(*, document: Document) -> list[dict[str, Any]]:
+    """Annotator sets of ``document`` still being worked on that already hold spans:
+    ``{"annotation_set", "annotator", "spans"}`` each. Their marks are not counted in
+    review yet, so completing or publishing now would pass them over."""
+    sets = (
+        document.annotation_sets.filter(kind=SetKind.HUMAN, status=SetStatus.IN_PROGRESS)
+        .select_related("annotator")
+        .annotate(n_spans=Count("spans"))
+        .filter(n_spans__gt=0)
+        .order_by("id")
+    )
+    return [{"annotation_set": s.pk, "annotator": set_name(s), "spans": s.n_spans} for s in sets]
+
+
+Region = tuple[int, int, str]
+
+
+def region_fingerprint(spans: Iterable[tuple[int, int, int, str]]) -> str:
+    """A digest of the annotator spans ``(set id, start, end, identifier type)`` of a
+    region: a "nothing to mark" decision holds only while the region holds exactly these."""
+    payload = json.dumps(sorted(list(s) for s in spans))
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def annotator_regions(*, document: Document) -> list[Region]:
+    """The review regions (overlap components of the counted annotators' spans), each
+    as ``(start, end, fingerprint)`` (:func:`region_fingerprint` of its spans)."""
+    human_sets = counted_human_sets(document=document)
+    rows = list(
+        Span.objects.filter(annotation_set__in=human_sets).values_list(
+            "annotation_set_id", "start", "end", "identifier_type"
+        )
+    )
+    return [
+        (start, end, region_fingerprint(r for r in rows if start <= r[1] and r[2] <= end))
+        for start, end in span_units((r[1], r[2]) for r in rows)
+    ]
+
+
+def decided_empty(gold: AnnotationSet | None) -> set[Region]:
+    """The "nothing to mark" decisions kept in the gold set: ``(start, end, fingerprint)``.
+
+    Entries of the older format (bare ``[start, end]`` intervals) say nothing about the
+    marks they covered, so they decide nothing."""
+    out: set[Region] = set()
+    for entry in (gold.parameters or {}).get("resolved_empty", []) if gold else []:
+        if isinstance(entry, dict):
+            start, end, fingerprint = entry.get("start"), entry.get("end"), entry.get("fingerprint")
+            if isinstance(start, int) and isinstance(end, int) and isinstance(fingerprint, str):
+                out.add((start, end, fingerprint))
+    return out
+
+
 def gold_unresolved_regions(*, document: Document) -> dict[str, Any]:
     """The regions of the counted annotator sets that the gold set has not decided yet.
 
     A region (an overlap component of the counted annotators' spans) is resolved when
     a gold span overlaps it, or when the reviewer adopted "nothing to mark here" over
-    it (recorded in the gold set's ``parameters["resolved_empty"]``). Returns
+    exactly this region holding exactly these annotator spans (recorded in the gold
+    set's ``parameters["resolved_empty"]`` with :func:`region_fingerprint`): a mark
+    added, moved or retyped inside it later reopens it. Returns
     ``{"total", "unresolved": [(start, end), ...]}``.
     """
-    human_sets = counted_human_sets(document=document)
-    units = span_units(
-        Span.objects.filter(annotation_set__in=human_sets).values_list("start", "end")
-    )
+    regions = annotator_regions(document=document)
     gold = document.annotation_sets.filter(kind=SetKind.GOLD).first()
     decided = coverage_mask(
         len(document.text), gold.spans.values_list("start", "end") if gold else []
     )
-    empty = merge_intervals((gold.parameters or {}).get("resolved_empty", []) if gold else [])
+    empty = decided_empty(gold)
     unresolved = [
         (start, end)
-        for start, end in units
-        if not decided[start:end].any() and not any(a <= start and end <= b for a, b in empty)
+        for start, end, fingerprint in regions
+        if not decided[start:end].any() and (start, end, fingerprint) not in empty
     ]
-    return {"total": len(units), "unresolved": unresolved}
+    return {"total": len(regions), "unresolved": unresolved}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 
 from annotation.models import TAB_EXTRA_KEY, AnnotationSet, Document, Project, SetKind, Span
 from common.errors import DomainError
@@ -96,19 +96,23 @@ def project_export_tab(
 
 
 def _choose_masking_set(sets: list[AnnotationSet], source: str) -> AnnotationSet | None:
-    """Pick the exported set among a document's sets (ordered by id).
+    """Pick the exported set among a document's sets (ordered by id, superseded machine
+    runs included).
 
     ``source``: ``gold``; ``annotator:<username>``; ``machine:<source name>`` (the
-    newest such run); or ``auto`` = gold if any, else the first quality-checked
-    human set, else the first submitted human set, else the newest machine run.
+    newest run of that name, even if a run of another name of its kind superseded it:
+    its masks are what was asked for); or ``auto`` = gold if any, else the first
+    quality-checked human set, else the first submitted human set, else the newest
+    current machine run.
     """
     gold = [s for s in sets if s.kind == SetKind.GOLD]
     human = [s for s in sets if s.kind == SetKind.HUMAN]
-    machine = sorted(
+    runs = sorted(
         (s for s in sets if s.kind == SetKind.MACHINE),
         key=lambda s: (s.created_at, s.pk),
         reverse=True,
     )
+    machine = [s for s in runs if s.superseded_at is None]
     if source == "gold":
         candidates = gold
     elif source.startswith("annotator:"):
@@ -116,7 +120,7 @@ def _choose_masking_set(sets: list[AnnotationSet], source: str) -> AnnotationSet
         candidates = [s for s in human if s.annotator and s.annotator.get_username() == name]
     elif source.startswith("machine:"):
         name = source.split(":", 1)[1]
-        candidates = [s for s in machine if s.source_name == name]
+        candidates = [s for s in runs if s.source_name == name]
     elif source == "auto":
         candidates = (
             gold
@@ -131,7 +135,9 @@ def _choose_masking_set(sets: list[AnnotationSet], source: str) -> AnnotationSet
 
 def masking_set(*, document: Document, source: str = "auto") -> AnnotationSet | None:
     """The set whose masks are exported (see :func:`_choose_masking_set`)."""
-    sets = list(document.annotation_sets.select_related("annotator").order_by("id"))
+    sets = list(
+        AnnotationSet.history.filter(document=document).select_related("annotator").order_by("id")
+    )
     return _choose_masking_set(sets, source)
 
 
@@ -147,12 +153,13 @@ def masked_spans(annotation_set: AnnotationSet | None) -> list[tuple[int, int, s
 
 def _documents_with_masks(
     project: Project, source: str, chunk: int = 200
-) -> Iterator[tuple[Document, list[tuple[int, int, str, str]]]]:
+) -> Iterator[tuple[Document, list[tuple[int, int, str, str]] | None]]:
     """Each document of the project with the masked spans ``(start, end, entity_type,
     entity_id)`` of its exported set.
 
     Works a chunk of documents at a time with three queries per chunk, whatever the
-    number of documents, sets and spans.
+    number of documents, sets and spans. ``None`` instead of spans: the document
+    has no set of ``source``.
     """
     documents = project.documents.order_by("position", "id")
     ids = list(documents.values_list("pk", flat=True))
@@ -160,7 +167,7 @@ def _documents_with_masks(
         batch = list(documents.filter(pk__in=ids[offset : offset + chunk]))
         sets_by_document: dict[int, list[AnnotationSet]] = {d.pk: [] for d in batch}
         for annotation_set in (
-            AnnotationSet.objects.filter(document__in=batch)
+            AnnotationSet.history.filter(document__in=batch)
             .select_related("annotator")
             .order_by("id")
         ):
@@ -177,13 +184,47 @@ def _documents_with_masks(
             spans[set_id].append((start, end, entity_type, entity_id))
         for document in batch:
             picked = chosen[document.pk]
-            yield document, spans[picked.pk] if picked else []
+            yield document, spans[picked.pk] if picked else None
+
+
+def _missing_source(external_id: str, source: str) -> DomainError:
+    return DomainError(
+        f"document {external_id!r} has no {source!r} set to take its masks from; "
+        "nothing was exported (choose another source, or annotate it first)"
+    )
+
+
+def _require_source(project: Project, source: str) -> None:
+    """Refuse, before anything is written, a named ``source`` that some document of the
+    project has no set of (the same test as :func:`_choose_masking_set`): that
+    document would otherwise be released in clear."""
+    if source == "auto":
+        return
+    kind, _, name = source.partition(":")
+    wanted: dict[str, Any]
+    if source == "gold":
+        wanted = {"kind": SetKind.GOLD}
+    elif kind == "annotator":
+        wanted = {"kind": SetKind.HUMAN, "annotator__username": name}
+    elif kind == "machine":
+        wanted = {"kind": SetKind.MACHINE, "source_name": name}
+    else:
+        raise ValueError(f"unknown mask source {source!r}")
+    has_set = AnnotationSet.history.filter(document=OuterRef("pk"), **wanted)
+    missing = (
+        project.documents.filter(~Exists(has_set))
+        .order_by("position", "id")
+        .values_list("external_id", flat=True)
+        .first()
+    )
+    if missing is not None:
+        raise _missing_source(missing, source)
 
 
 def project_export_masks(*, project: Project, source: str = "auto") -> dict[str, list[list[int]]]:
     """TAB's evaluation format ``{doc_id: [[start, end], ...]}``."""
     return {
-        document.external_id: [[start, end] for start, end, *_ in spans]
+        document.external_id: [[start, end] for start, end, *_ in spans or []]
         for document, spans in _documents_with_masks(project, source)
     }
 
@@ -192,9 +233,23 @@ def project_export_release(
     *, project: Project, source: str = "auto", style: str = "type"
 ) -> Iterator[dict[str, Any]]:
     """The released texts: ``{"doc_id", "text"}`` with each masked span replaced
-    (``style``: one of ``sanitizer.formats.release.REPLACEMENT_STYLES``)."""
+    (``style``: one of ``sanitizer.formats.release.REPLACEMENT_STYLES``).
+
+    A named ``source`` missing for a document raises :class:`DomainError` here, before
+    the first text is produced (so before a response or a file is started)."""
+    _require_source(project, source)
+    return _released(project, source, style)
+
+
+def _released(project: Project, source: str, style: str) -> Iterator[dict[str, Any]]:
     for document, spans in _documents_with_masks(project, source):
-        yield {"doc_id": document.external_id, "text": release_text(document.text, spans, style)}
+        if spans is None and source != "auto":
+            # Checked up front; should the set go meanwhile, stop rather than release.
+            raise _missing_source(document.external_id, source)
+        yield {
+            "doc_id": document.external_id,
+            "text": release_text(document.text, spans or [], style),
+        }
 
 
 def document_release(

@@ -104,7 +104,10 @@ def machine_set_create(
     """Store one machine run's spans; every span is traceable to ``source_version``.
 
     The run replaces the document's previous run of the same kind (see
-    :func:`machine_sets_supersede`), so the editor shows one layer per kind."""
+    :func:`machine_sets_supersede`), so the editor shows one layer per kind. The
+    document row is locked first: two runs of one kind finishing at once would
+    otherwise each supersede only what was there before both, and both stay current."""
+    Document.objects.select_for_update().filter(pk=document.pk).first()
     retired = machine_sets_supersede(document=document, source=source)
     annotation_set = AnnotationSet(
         document=document,

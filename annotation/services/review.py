@@ -6,10 +6,14 @@ Span changes go through ``annotation.services.spans``, so the gold set keeps the
 audit trail as every other set. Only annotator sets that were handed in count
 (``annotation.selectors.agreement``).
 
-Publishing while regions are undecided needs ``force``: the API answers 400 with the
-number of undecided regions otherwise, and the review page asks the reviewer to
-confirm before it sends ``force``. A region is decided when gold holds a span there or
-the reviewer adopted "nothing to mark" over it (kept in ``parameters["resolved_empty"]``).
+Publishing while regions are undecided, or while an annotator still works on the
+document with marks not handed in, needs ``force``: the API answers 400 with the number
+of undecided regions and those annotators otherwise, and the review page asks the
+reviewer to confirm before it sends ``force``. Publishing closes the submitted sets only;
+a set still in progress stays open. A region is decided when gold holds a span there or
+the reviewer adopted "nothing to mark" over exactly that region with exactly those
+annotator spans (kept in ``parameters["resolved_empty"]``, see
+``annotation.selectors.agreement.gold_unresolved_regions``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import (
@@ -32,26 +36,40 @@ from annotation.models import (
     SpanEvent,
 )
 from annotation.selectors.agreement import (
+    annotator_regions,
+    annotators_in_progress,
     counted_human_sets,
+    decided_empty,
     document_disagreements,
     gold_unresolved_regions,
 )
 from annotation.services.base import UserLike, actor
 from annotation.services.spans import span_create, span_delete, span_snapshot, spans_create_logged
-from common.errors import DomainError
-from sanitizer.intervals import merge_intervals
+from common.errors import DomainError, StaleVersionError
+
+
+def _annotators_named(pending: Sequence[dict[str, Any]]) -> str:
+    return ", ".join(f"{p['annotator']} ({p['spans']} span(s))" for p in pending)
 
 
 class UnresolvedRegionsError(DomainError):
-    """Publishing would leave regions undecided; carries how many."""
+    """Publishing would leave regions undecided or pass over an annotator's marks not
+    handed in yet; carries how many regions, and those annotators."""
 
-    def __init__(self, unresolved: int, total: int):
+    def __init__(
+        self, unresolved: int, total: int, in_progress: Sequence[dict[str, Any]] = ()
+    ) -> None:
         self.unresolved = unresolved
         self.total = total
-        super().__init__(
-            f"{unresolved} of {total} region(s) are not decided in gold yet; "
-            "publish with force to publish anyway"
-        )
+        self.in_progress = list(in_progress)
+        reasons = []
+        if unresolved:
+            reasons.append(f"{unresolved} of {total} region(s) are not decided in gold yet")
+        if self.in_progress:
+            reasons.append(
+                "still annotating, marks not submitted: " + _annotators_named(self.in_progress)
+            )
+        super().__init__("; ".join(reasons) + "; publish with force to publish anyway")
 
 
 # Fields a gold copy takes over from the adopted span.
@@ -72,8 +90,12 @@ def gold_set_for_document(*, document: Document, user: UserLike) -> AnnotationSe
 def gold_publish(*, document: Document, user: UserLike, force: bool = False) -> AnnotationSet:
     """Publish the adjudicated set: from now on annotators of the project may see all sets.
 
-    Refuses (:class:`UnresolvedRegionsError`) while regions are undecided, unless ``force``.
+    Refuses (:class:`UnresolvedRegionsError`) while regions are undecided or an
+    annotator's set in progress holds spans, unless ``force``. Closes (marks reviewed)
+    the submitted annotator sets only: a set still in progress stays open.
     """
+    # The same lock as adoption, so nothing is adopted into gold while it is published.
+    Document.objects.select_for_update().filter(pk=document.pk).first()
     gold = (
         AnnotationSet.objects.select_for_update()
         .filter(document=document, kind=SetKind.GOLD)
@@ -83,15 +105,16 @@ def gold_publish(*, document: Document, user: UserLike, force: bool = False) -> 
         raise DomainError("the document has no gold set to publish")
     if not force:
         regions = gold_unresolved_regions(document=document)
-        if regions["unresolved"]:
-            raise UnresolvedRegionsError(len(regions["unresolved"]), regions["total"])
+        pending = annotators_in_progress(document=document)
+        if regions["unresolved"] or pending:
+            raise UnresolvedRegionsError(len(regions["unresolved"]), regions["total"], pending)
     now = timezone.now()
     gold.status = SetStatus.REVIEWED
     gold.published_at = now
     gold.reviewed_at = now
     gold.reviewed_by = actor(user)
     gold.save(update_fields=["status", "published_at", "reviewed_at", "reviewed_by", "updated_at"])
-    document.annotation_sets.filter(kind=SetKind.HUMAN).update(
+    document.annotation_sets.filter(kind=SetKind.HUMAN, status=SetStatus.SUBMITTED).update(
         status=SetStatus.REVIEWED, reviewed_at=now, reviewed_by=actor(user)
     )
     Document.objects.filter(pk=document.pk).update(status=DocumentStatus.ADJUDICATED)
@@ -114,13 +137,25 @@ def _copy_into(*, gold: AnnotationSet, span: Span, user: UserLike) -> Span:
     return span_create(annotation_set=gold, user=user, **_copied_fields(span))
 
 
-def _record_empty(gold: AnnotationSet, regions: Sequence[tuple[int, int]]) -> None:
-    """Remember regions the reviewer decided hold nothing to mark."""
-    parameters = dict(gold.parameters or {})
-    parameters["resolved_empty"] = [
-        list(r) for r in merge_intervals([*parameters.get("resolved_empty", []), *regions])
-    ]
-    gold.parameters = parameters
+def _record_empty(
+    gold: AnnotationSet, document: Document, cleared: Sequence[tuple[int, int]]
+) -> None:
+    """Remember that the review regions lying within ``cleared`` hold nothing to mark.
+
+    Each decision is the exact region with the fingerprint of the annotator spans it
+    holds now, so a mark added or changed there later reopens it; regions are never
+    merged. A newer decision over the same extent replaces the older one."""
+    kept = {(start, end): fingerprint for start, end, fingerprint in decided_empty(gold)}
+    for start, end, fingerprint in annotator_regions(document=document):
+        if any(a <= start and end <= b for a, b in cleared):
+            kept[(start, end)] = fingerprint
+    gold.parameters = {
+        **(gold.parameters or {}),
+        "resolved_empty": [
+            {"start": start, "end": end, "fingerprint": fingerprint}
+            for (start, end), fingerprint in sorted(kept.items())
+        ],
+    }
     gold.save(update_fields=["parameters", "updated_at"])
 
 
@@ -161,7 +196,7 @@ def gold_adopt_spans(
     for old in gold.spans.filter(start__lt=end, end__gt=start):
         span_delete(span=old, user=user)
     if not spans:
-        _record_empty(gold, [(start, end)])
+        _record_empty(gold, document, [(start, end)])
     return [_copy_into(gold=gold, span=span, user=user) for span in spans]
 
 
@@ -195,8 +230,20 @@ def gold_adopt_set(*, document: Document, source: AnnotationSet, user: UserLike)
     copies = []
     for span in source.spans.order_by("start", "end"):
         copies.append(Span(annotation_set=gold, text=span.text, **_copied_fields(span)))
-    spans_create_logged(copies, who)
-    _record_empty(gold, gold_unresolved_regions(document=document)["unresolved"])
+    try:
+        # A gold span created meanwhile (another tab's editor) at one of these offsets
+        # is a conflict to show, not a server error.
+        with transaction.atomic():
+            spans_create_logged(copies, who)
+    except IntegrityError:
+        offsets = {(c.start, c.end) for c in copies}
+        clash = next((s for s in gold.spans.order_by("id") if (s.start, s.end) in offsets), None)
+        if clash is None:
+            raise
+        raise StaleVersionError(
+            span_snapshot(clash), "a gold span was created at these offsets meanwhile"
+        ) from None
+    _record_empty(gold, document, gold_unresolved_regions(document=document)["unresolved"])
     return gold
 
 
@@ -206,15 +253,21 @@ def gold_complete_unanimous(
 ) -> AnnotationSet:
     """Complete a document on which every annotator agrees, in one action.
 
-    The submitted annotator sets (sets still in progress do not count) must all hold
-    the same spans (offsets, entity type, identifier type); the gold set then becomes
-    a copy of them (replacing whatever it held) and is published unless ``publish`` is
-    false.
+    The submitted annotator sets must all hold the same spans (offsets, entity type,
+    identifier type); the gold set then becomes a copy of them (replacing whatever it
+    held) and is published unless ``publish`` is false. Refused while an annotator's
+    set in progress holds spans: their marks would be passed over.
     """
     document = Document.objects.select_for_update().get(pk=document.pk)
     human_sets = counted_human_sets(document=document)
     if not human_sets:
         raise DomainError("no annotator has submitted this document yet")
+    pending = annotators_in_progress(document=document)
+    if pending:
+        raise DomainError(
+            "annotators are still working on this document with marks not submitted: "
+            f"{_annotators_named(pending)}; wait for them, or adjudicate and publish with force"
+        )
     disagreements = document_disagreements(document=document, human_sets=human_sets)
     if disagreements:
         raise DomainError(

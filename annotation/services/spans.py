@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from annotation.models import AnnotationSet, SetKind, SetStatus, Span, SpanAction, SpanEvent
@@ -144,15 +145,7 @@ def span_create(
     # One span per offsets and set: a second create (say, a suggestion accepted twice,
     # or in two tabs) is a conflict carrying the span that is there, which the editor
     # adopts and then updates; silently updating it here could overwrite a decision.
-    existing = (
-        Span.objects.select_for_update()
-        .filter(annotation_set=annotation_set, start=start, end=end)
-        .first()
-    )
-    if existing is not None:
-        raise StaleVersionError(
-            span_snapshot(existing), "a span with these offsets already exists in the set"
-        )
+    _refuse_taken_offsets(annotation_set, start, end)
     text = annotation_set.document.text
     span = Span(
         annotation_set=annotation_set,
@@ -167,10 +160,30 @@ def span_create(
         confidence=confidence,
         attrs=attrs or {},
     )
-    span.full_clean()
-    span.save()
+    try:
+        span.full_clean()
+        # A savepoint, so the transaction is still usable to read the winner after a
+        # simultaneous create at the same offsets trips the unique constraint.
+        with transaction.atomic():
+            span.save()
+    except (ValidationError, IntegrityError):
+        _refuse_taken_offsets(annotation_set, start, end)
+        raise
     _log(span, SpanAction.CREATE, user, None, span_snapshot(span))
     return span
+
+
+def _refuse_taken_offsets(annotation_set: AnnotationSet, start: int, end: int) -> None:
+    """Raise :class:`StaleVersionError` with the span the set already has at these offsets."""
+    existing = (
+        Span.objects.select_for_update()
+        .filter(annotation_set=annotation_set, start=start, end=end)
+        .first()
+    )
+    if existing is not None:
+        raise StaleVersionError(
+            span_snapshot(existing), "a span with these offsets already exists in the set"
+        )
 
 
 @transaction.atomic

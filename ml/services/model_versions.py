@@ -44,10 +44,11 @@ def model_version_create(
     model_version.full_clean()
     model_version.save()
     if activate:
-        # Asked for before the model existed: a model worse than the one in use is
-        # registered but left inactive, and the summary says why.
+        # Asked for before the model existed: a model worse than the one in use, or with
+        # no figure to compare it by, is registered but left inactive, and the summary
+        # says why.
         comparison = model_activation_comparison(model_version=model_version)
-        if comparison["worse"]:
+        if comparison["needs_confirm"]:
             model_version.training_summary = {
                 **model_version.training_summary,
                 "activation": f"not activated: {comparison['message']}",
@@ -97,10 +98,10 @@ def model_version_activate(*, model_version: ModelVersion, confirm: bool = False
     """Make this the active model of its kind (per project, or shared).
 
     A model whose evaluation is worse than the active model's (or the built-in
-    recognizer's) is activated only with ``confirm``; otherwise DomainError names both
-    figures."""
+    recognizer's), or that shares no evaluation figure with it, is activated only with
+    ``confirm``; otherwise DomainError names both figures."""
     comparison = model_activation_comparison(model_version=model_version)
-    if comparison["worse"] and not confirm:
+    if comparison["needs_confirm"] and not confirm:
         raise DomainError(f"{comparison['message']} Confirm to activate it anyway.")
     ModelVersion.objects.select_for_update().filter(
         kind=model_version.kind, project=model_version.project, is_active=True

@@ -26,6 +26,7 @@ bundled MiniLM encoder) or a hub name already in the local cache: everything is 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +45,7 @@ from sanitizer.risk.surprisal import (
 )
 
 DEFAULT_BATCH_SIZE = 16
+CACHED_DOCUMENTS = 256
 
 
 def pick_device(device: str = "auto") -> torch.device:
@@ -148,7 +150,8 @@ class MaskedLMScorer(SurprisalScorer):
         self.batch_size = batch_size
         self.block_attention = block_attention
         self.context_free = WordfreqScorer(background)
-        self._cache: tuple[tuple[Any, ...], dict[str, EntitySurprisal]] | None = None
+        # The lm measure and the solver's IC read the same document; a dial re-solves it.
+        self._cache: OrderedDict[tuple[Any, ...], dict[str, EntitySurprisal]] = OrderedDict()
 
     def token_surprisals(self, text: str, *, exclude: str | None = None) -> list[TokenSurprisal]:
         """Text alone has no context: the context-free scorer's surprisals."""
@@ -161,12 +164,15 @@ class MaskedLMScorer(SurprisalScorer):
             hash(document.text),
             tuple((m.start, m.end) for e in document.entities for m in e.mentions),
         )
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
         spans = [(m.start, m.end) for e in document.entities for m in e.mentions]
         scores = self.score_tokens(document.text, spans)
         result = {e.entity_id: self._entity(e, scores) for e in document.entities}
-        self._cache = (key, result)
+        self._cache[key] = result
+        if len(self._cache) > CACHED_DOCUMENTS:
+            self._cache.popitem(last=False)
         return result
 
     def _entity(self, entity: RiskEntity, scores: TokenScores) -> EntitySurprisal:

@@ -86,9 +86,11 @@ class RiskOptions:
 
     def validate(self) -> RiskOptions:
         """Raise :class:`RiskOptionsError` for settings that cannot run; return ``self``."""
-        # A path that does not exist may be a hub name in the local cache (never fetched).
-        if self.mlm and Path(self.mlm).exists() and not (Path(self.mlm) / "config.json").is_file():
-            raise RiskOptionsError(f"--mlm {self.mlm}: not a masked-LM directory (no config.json)")
+        if self.mlm and not masked_lm_available(self.mlm):
+            raise RiskOptionsError(
+                f"--mlm {self.mlm}: neither a masked-LM directory (with config.json) nor a "
+                "model in the local Hugging Face cache (nothing is downloaded)"
+            )
         if self.scorer == "mlm" and not self.mlm:
             raise RiskOptionsError("the mlm scorer needs a model: --mlm PATH")
         if self.mlm_window < 8 or not 0 < self.mlm_stride <= self.mlm_window - 2:
@@ -121,6 +123,18 @@ class RiskOptions:
         if self.mlm:
             return "mlm", {"model": self.mlm, "window": self.mlm_window, "stride": self.mlm_stride}
         return self.scorer, {}
+
+
+def masked_lm_available(name: str) -> bool:
+    """A local model directory, or a hub name whose files are already in the local cache."""
+    if (Path(name) / "config.json").is_file():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except ValueError:  # not a valid repository name either
+        return False
 
 
 def parse_measures(text: str | Sequence[str]) -> tuple[str, ...]:

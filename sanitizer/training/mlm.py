@@ -274,7 +274,7 @@ def train_masked_lm(
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         if log and (step + 1) % 10 == 0:
             recent = sum(losses[-10:]) / len(losses[-10:])
             log(f"step {step + 1}/{steps} loss {recent:.3f} ({time.perf_counter() - started:.0f}s)")

@@ -34,7 +34,9 @@ def test_annotator_sees_own_and_machine_sets_until_gold_is_published(world: Worl
     other_set_url = f"/api/annotation-sets/{world.other_set.pk}/"
     assert annotator.get(other_set_url).status_code == 403
 
-    published = world.client("reviewer").post(f"/api/documents/{world.document.pk}/gold/publish/")
+    published = world.client("reviewer").post(
+        f"/api/documents/{world.document.pk}/gold/publish/", {"force": True}, format="json"
+    )
     assert published.status_code == 200, published.content
     assert published.json()["published_at"] is not None
 
@@ -78,7 +80,13 @@ def test_submit_then_submit_again_is_a_domain_error(world: World) -> None:
 
 
 def test_reviewed_set_cannot_be_edited_after_publication(world: World) -> None:
-    world.client("admin").post(f"/api/documents/{world.document.pk}/gold/publish/")
+    # Publication closes the sets handed in (one still in progress stays open).
+    world.own_set.status = SetStatus.SUBMITTED
+    world.own_set.save()
+    published = world.client("admin").post(
+        f"/api/documents/{world.document.pk}/gold/publish/", {"force": True}, format="json"
+    )
+    assert published.status_code == 200
     response = world.client("annotator").patch(
         f"/api/spans/{world.own_span.pk}/update/",
         {"version": 1, "identifier_type": "QUASI"},

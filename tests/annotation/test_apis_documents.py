@@ -10,7 +10,7 @@ import pytest
 
 from annotation.models import Assignment, Membership, Role
 from tests.annotation.test_permissions_matrix import World, build_world
-from tests.factories import DocumentFactory, UserFactory
+from tests.factories import AnnotationSetFactory, DocumentFactory, UserFactory
 
 
 @pytest.fixture
@@ -116,6 +116,11 @@ def test_export_tab_masks_and_text(world: World) -> None:
     assert masks.status_code == 200
     assert masks.json() == {"assigned": [[18, 30]], "unassigned": []}
 
+    # A named source some document has no set of: refused whole, never a clear text.
+    refused = reviewer.get(base + "?format=text&source=annotator:other-user&style=mask")
+    assert refused.status_code == 400
+    assert "'unassigned' has no 'annotator:other-user' set" in refused.json()["detail"]
+    AnnotationSetFactory.create(document=world.unassigned, annotator=world.users["other"])
     text = reviewer.get(base + "?format=text&source=annotator:other-user&style=mask")
     released = json.loads(text.getvalue())
     assert released[0]["text"].startswith("The applicant, Mr [MASK], was born")

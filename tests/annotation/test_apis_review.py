@@ -125,3 +125,26 @@ def test_annotator_workspace_holds_gold_and_other_sets_only_after_publication(
     assert kinds() == [("gold", False), ("human", False), ("human", True), ("machine", False)]
     sets = annotator.get(url).json()["sets"]
     assert not any(s["editable"] for s in sets if s["kind"] == SetKind.GOLD or not s["mine"])
+
+
+def test_publish_warns_about_annotators_still_marking(world: World) -> None:
+    # The annotator's set is still in progress with a span: the reviewer is told who,
+    # and publishing with force leaves that set open.
+    world.other_set.status = SetStatus.SUBMITTED
+    world.other_set.save()
+    reviewer = world.client("reviewer")
+    base = f"/api/documents/{world.document.pk}/gold"
+    refused = reviewer.post(f"{base}/publish/", {}, format="json")
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["in_progress"] == [
+        {"annotation_set": world.own_set.pk, "annotator": "annotator-user", "spans": 1}
+    ]
+    assert "annotator-user (1 span(s))" in body["detail"]
+    assert reviewer.post(f"{base}/publish/", {"force": True}, format="json").status_code == 200
+    world.own_set.refresh_from_db()
+    world.other_set.refresh_from_db()
+    assert (world.own_set.status, world.other_set.status) == (
+        SetStatus.IN_PROGRESS,
+        SetStatus.REVIEWED,
+    )

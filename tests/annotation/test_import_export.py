@@ -583,15 +583,19 @@ def test_text_export_into_a_folder_writes_one_file_per_document(tmp_path):
     assert not (tmp_path / "escape.txt").exists()
 
 
-def test_export_sources_gold_and_machine(tmp_path):
-    document, at = _document_with_decisions()
+def _spacy_run(document: Document, span: EntitySpan) -> None:
     machine_set_create(
         document=document,
         source=SetSource.PREANNOTATION,
         source_name="spacy",
         source_version="1",
-        spans=[EntitySpan(at["36110/97"], at["36110/97"] + 8, "CODE", "36110/97")],
+        spans=[span],
     )
+
+
+def test_export_sources_gold_and_machine(tmp_path):
+    document, at = _document_with_decisions()
+    _spacy_run(document, EntitySpan(at["36110/97"], at["36110/97"] + 8, "CODE", "36110/97"))
     gold = gold_set_for_document(document=document, user=None)
     span_create(
         annotation_set=gold,
@@ -615,6 +619,39 @@ def test_export_sources_gold_and_machine(tmp_path):
     assert machine == {"doc/1": [code]}
     assert gold_masks == {"doc/1": [ankara]}
     assert released[0]["text"] == SAMPLE_TEXT.replace("36110/97", "[CODE]")
+
+
+def test_machine_source_export_uses_its_newest_run_even_once_superseded(tmp_path):
+    document, at = _document_with_decisions()
+    code = (at["36110/97"], at["36110/97"] + 8)
+    for name, version in (("spacy", "1"), ("spacy", "2"), ("model", "1")):
+        # The model's run is of the same kind and supersedes the spacy runs.
+        machine_set_create(
+            document=document,
+            source=SetSource.MODEL if name == "model" else SetSource.PREANNOTATION,
+            source_name=name,
+            source_version=version,
+            spans=[EntitySpan(*code, "CODE", "36110/97")] if version == "2" else [],
+        )
+    assert not AnnotationSet.objects.filter(source_name="spacy").exists()
+
+    machine = export_file(tmp_path / "m.json", "R", "masks", "--source", "machine:spacy")
+    released = export_file(tmp_path / "r.json", "R", "text", "--source", "machine:spacy")
+
+    assert machine == {"doc/1": [list(code)]}
+    assert released[0]["text"] == SAMPLE_TEXT.replace("36110/97", "[CODE]")
+
+
+def test_text_export_of_a_source_missing_for_a_document_is_refused(tmp_path):
+    document, at = _document_with_decisions()
+    _spacy_run(document, EntitySpan(at["Ankara"], at["Ankara"] + 6, "LOC", "Ankara"))
+    DocumentFactory.create(project=document.project, external_id="doc/2", position=5)
+    target = tmp_path / "r.json"
+    for source in ("machine:spacy", "machine:nope", "gold", "annotator:nobody"):
+        missing = "doc/2" if source == "machine:spacy" else "doc/1"
+        with pytest.raises(CommandError, match=f"'{missing}' has no '{source}' set"):
+            export_file(target, "R", "text", "--source", source)
+        assert not target.exists()
 
 
 def test_tab_export_leaves_machine_and_gold_sets_out(tmp_path):

@@ -6,8 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import AnnotationSet, Document, SetKind, SetSource, Span, SpanEvent
+from annotation.services import machine_set_create
 from annotation.services.machine_runs import MachineRunSummary, machine_run_store
 from common.errors import DomainError
 from sanitizer.types import EntitySpan
@@ -219,3 +222,24 @@ def test_a_rerun_keeps_the_annotators_rejections():
     new = Span.objects.get(annotation_set__in=document.annotation_sets.filter(kind=SetKind.MACHINE))
     own.refresh_from_db()
     assert own.parameters["rejected_suggestions"] == [old.pk, new.pk]
+
+
+def test_a_machine_run_locks_its_document_before_superseding() -> None:
+    # Two runs of one kind finishing together are serialised on the document row, so
+    # the second supersedes the first and only one stays current.
+    document = DocumentFactory.create()
+    with CaptureQueriesContext(connection) as queries:
+        machine_set_create(
+            document=document,
+            source=SetSource.PREANNOTATION,
+            source_name="rules",
+            source_version="1",
+            spans=[],
+        )
+    statements = [
+        q["sql"]
+        for q in queries.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))
+    ]
+    assert "FOR UPDATE" in statements[0]
+    assert '"annotation_document"' in statements[0].split("WHERE")[0]

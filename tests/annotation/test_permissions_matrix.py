@@ -315,6 +315,7 @@ CASES = [
         "post",
         lambda w: f"/api/documents/{w.document.pk}/gold/publish/",
         expect(404, 403, 403, 200, 200),
+        data=lambda w: {"force": True},  # sets are in progress: the warning is confirmed
     ),
     Case(
         "suggestion rejections in own set",
@@ -506,12 +507,14 @@ CASES = [
         "post",
         lambda w: f"/api/model-versions/{w.model_version.pk}/activate/",
         expect(404, 403, 403, 403, 200),
+        data=lambda w: {"confirm": True},  # not evaluated: nothing to compare it with
     ),
     Case(
         "shared model version activate",
         "post",
         lambda w: f"/api/model-versions/{w.shared_model_version.pk}/activate/",
         expect(403, 403, 403, 403, 403),
+        data=lambda w: {"confirm": True},
     ),
     Case(
         "model version comparison",

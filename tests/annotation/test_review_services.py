@@ -4,6 +4,8 @@ completion of unanimous documents, rejected suggestions."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import DocumentStatus, SetKind, SetStatus, SpanAction, SpanEvent
 from annotation.selectors import gold_unresolved_regions
@@ -14,9 +16,11 @@ from annotation.services import (
     gold_complete_unanimous,
     gold_publish,
     gold_set_for_document,
+    review,
     suggestions_set_rejected,
 )
-from common.errors import DomainError
+from common.errors import DomainError, StaleVersionError
+from tests.annotation.concurrency import in_another_connection
 from tests.factories import AnnotationSetFactory, DocumentFactory, SpanFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -104,13 +108,27 @@ def test_complete_refuses_when_annotators_disagree(document):
     assert not document.annotation_sets.filter(kind=SetKind.GOLD).exists()
 
 
-def test_complete_ignores_sets_still_in_progress(document):
-    # A set nobody handed in (e.g. one a reviewer's keypress once created) does not
-    # count: it neither blocks completion nor makes a disagreement.
+def test_complete_ignores_empty_sets_still_in_progress(document):
+    # An empty set nobody handed in (e.g. one a reviewer's keypress once created) does
+    # not count: it neither blocks completion nor makes a disagreement.
     _set(document, [(0, 4, "DIRECT")])
-    _set(document, [(0, 4, "NO_MASK"), (10, 14, "QUASI")], status=SetStatus.IN_PROGRESS)
+    empty, _ = _set(document, [], status=SetStatus.IN_PROGRESS)
     gold_complete_unanimous(document=document, user=UserFactory.create())
     assert _gold_rows(document) == [(0, 4, "DIRECT")]
+    empty.refresh_from_db()
+    assert empty.status == SetStatus.IN_PROGRESS
+
+
+def test_complete_refuses_while_an_annotator_is_still_marking(document):
+    # Completing would publish gold and pass over marks that are not handed in yet.
+    _set(document, [(0, 4, "DIRECT")])
+    working, _ = _set(document, [(0, 4, "DIRECT"), (10, 14, "QUASI")], status=SetStatus.IN_PROGRESS)
+    name = working.annotator.get_username()
+    with pytest.raises(DomainError, match=rf"still working.*{name} \(2 span\(s\)\)"):
+        gold_complete_unanimous(document=document, user=UserFactory.create())
+    assert not document.annotation_sets.filter(kind=SetKind.GOLD).exists()
+    working.refresh_from_db()
+    assert working.status == SetStatus.IN_PROGRESS
 
 
 def test_complete_refuses_when_nothing_is_submitted(document):
@@ -134,7 +152,12 @@ def test_publish_with_undecided_regions_needs_force(document):
     # "Nothing to mark here" decides the region too.
     gold_adopt_spans(document=document, spans=[], user=reviewer, start=10, end=14)
     assert gold_unresolved_regions(document=document)["unresolved"] == []
-    assert gold_publish(document=document, user=reviewer).published_at is not None
+    # The set in progress holds a mark: publishing without force warns about it too.
+    with pytest.raises(UnresolvedRegionsError, match="marks not submitted") as refused:
+        gold_publish(document=document, user=reviewer)
+    assert refused.value.unresolved == 0
+    assert [p["spans"] for p in refused.value.in_progress] == [1]
+    assert gold_publish(document=document, user=reviewer, force=True).published_at is not None
 
 
 def test_publish_with_force_leaves_regions_undecided(document):
@@ -183,3 +206,106 @@ def test_rejections_are_kept_in_the_annotators_set(document):
         suggestions_set_rejected(
             annotation_set=own, span_ids=[human_span.pk], rejected=True, user=user
         )
+
+
+def test_publish_closes_submitted_sets_only(document):
+    reviewer = UserFactory.create()
+    submitted, _ = _set(document, [(0, 4, "DIRECT")])
+    working, _ = _set(document, [(5, 9, "QUASI")], status=SetStatus.IN_PROGRESS)
+    gold_set_for_document(document=document, user=reviewer)
+    gold_publish(document=document, user=reviewer, force=True)
+    submitted.refresh_from_db()
+    working.refresh_from_db()
+    assert submitted.status == SetStatus.REVIEWED
+    # The annotator still at work keeps an open set: nothing they mark is lost.
+    assert (working.status, working.reviewed_at) == (SetStatus.IN_PROGRESS, None)
+
+
+def test_publish_takes_the_document_lock_adoption_takes(document):
+    reviewer = UserFactory.create()
+    gold_set_for_document(document=document, user=reviewer)
+    with CaptureQueriesContext(connection) as queries:
+        gold_publish(document=document, user=reviewer, force=True)
+    locks = [q["sql"] for q in queries.captured_queries if "FOR UPDATE" in q["sql"]]
+    assert locks and '"annotation_document"' in locks[0].split("WHERE")[0]
+
+
+def test_a_mark_added_inside_a_region_decided_empty_reopens_it(document):
+    reviewer = UserFactory.create()
+    _set(document, [(10, 14, "QUASI")])
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=10, end=14)
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+    # Another annotator hands in a mark within the same stretch: a new decision is due.
+    _set(document, [(11, 13, "DIRECT")])
+    assert gold_unresolved_regions(document=document)["unresolved"] == [(10, 14)]
+    with pytest.raises(UnresolvedRegionsError):
+        gold_publish(document=document, user=reviewer)
+
+
+def test_a_retyped_mark_reopens_its_region_decided_empty(document):
+    reviewer = UserFactory.create()
+    _, (span,) = _set(document, [(10, 14, "NO_MASK")])
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=10, end=14)
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+    span.identifier_type = "DIRECT"
+    span.save()
+    assert gold_unresolved_regions(document=document)["unresolved"] == [(10, 14)]
+
+
+def test_regions_decided_empty_are_never_merged(document):
+    # Two touching regions decided one by one do not cover a mark spanning both.
+    reviewer = UserFactory.create()
+    _set(document, [(0, 4, "QUASI"), (4, 9, "QUASI")])
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=0, end=4)
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=4, end=9)
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+    _set(document, [(2, 7, "DIRECT")])
+    assert gold_unresolved_regions(document=document)["unresolved"] == [(0, 9)]
+
+
+def test_adopt_all_decides_empty_regions_that_a_later_mark_reopens(document):
+    reviewer = UserFactory.create()
+    source, _ = _set(document, [(0, 4, "DIRECT")])
+    _set(document, [(10, 14, "QUASI")])
+    gold_adopt_set(document=document, source=source, user=reviewer)
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+    _set(document, [(10, 14, "DIRECT")])
+    assert gold_unresolved_regions(document=document)["unresolved"] == [(10, 14)]
+
+
+def test_old_format_empty_decisions_decide_nothing(document):
+    reviewer = UserFactory.create()
+    _set(document, [(10, 14, "QUASI")])
+    gold = gold_set_for_document(document=document, user=reviewer)
+    gold.parameters = {"resolved_empty": [[0, 19], "junk", {"start": 10}]}
+    gold.save()
+    assert gold_unresolved_regions(document=document)["unresolved"] == [(10, 14)]
+    gold_adopt_spans(document=document, spans=[], user=reviewer, start=10, end=14)
+    assert gold_unresolved_regions(document=document)["unresolved"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_adopt_all_racing_a_gold_span_create_is_a_conflict(document, monkeypatch):
+    reviewer = UserFactory.create()
+    source, _ = _set(document, [(0, 4, "DIRECT")])
+    gold = gold_set_for_document(document=document, user=reviewer)
+    create_logged = review.spans_create_logged
+
+    def racing(spans, user):
+        # The reviewer's other tab creates (and commits) a gold span at the same
+        # offsets after adoption cleared gold and before it inserts its copies.
+        in_another_connection(
+            lambda: SpanFactory.create(
+                annotation_set=gold, start=0, end=4, identifier_type="NO_MASK"
+            )
+        )
+        create_logged(spans, user)
+
+    monkeypatch.setattr(review, "spans_create_logged", racing)
+    with pytest.raises(StaleVersionError) as conflict:
+        gold_adopt_set(document=document, source=source, user=reviewer)
+    assert conflict.value.current is not None
+    assert (conflict.value.current["start"], conflict.value.current["identifier_type"]) == (
+        0,
+        "NO_MASK",
+    )

@@ -16,6 +16,7 @@ from annotation.models import AnnotationSet, SetSource, Span, SpanAction, SpanEv
 from annotation.services import machine_set_create
 from annotation.services.spans import DUPLICATE_MENTIONS_KEY
 from sanitizer.types import EntitySpan
+from tests.annotation.concurrency import in_another_connection
 from tests.annotation.test_permissions_matrix import World, build_world
 from tests.factories import AnnotationSetFactory, DocumentFactory, SpanFactory
 
@@ -66,6 +67,39 @@ def test_creating_a_span_on_taken_offsets_is_a_conflict_carrying_the_span_there(
     assert body["current"]["version"] == own.version
     assert Span.objects.filter(annotation_set=world.own_set).count() == 1
     assert Span.objects.get(pk=own.pk).entity_type == own.entity_type
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_simultaneous_creates_on_the_same_offsets_give_a_conflict_not_a_500(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The other request passes its check too and commits its span just before this one
+    # inserts: the unique constraint decides, and the loser gets the winner's state.
+    own_set = world.own_set
+    validate = Span.full_clean
+
+    def then_the_other_request_commits(span: Span, *args: Any, **kwargs: Any) -> None:
+        validate(span, *args, **kwargs)
+        in_another_connection(
+            lambda: SpanFactory.create(
+                annotation_set=own_set,
+                start=62,
+                end=68,
+                entity_type="LOC",
+                identifier_type="DIRECT",
+            )
+        )
+
+    monkeypatch.setattr(Span, "full_clean", then_the_other_request_commits)
+    response = world.client("annotator").post(
+        f"/api/annotation-sets/{own_set.pk}/spans/create/",
+        {"start": 62, "end": 68, "entity_type": "LOC", "identifier_type": "QUASI"},
+        format="json",
+    )
+    assert response.status_code == 409, response.content
+    current = response.json()["current"]
+    assert (current["start"], current["end"], current["identifier_type"]) == (62, 68, "DIRECT")
+    assert Span.objects.filter(annotation_set=own_set, start=62, end=68).count() == 1
 
 
 def test_moving_a_span_onto_another_spans_offsets_is_refused(world: World) -> None:

@@ -95,12 +95,17 @@ def _world(identifier_type: str = "QUASI", machine: bool = False) -> dict[str, A
     return world
 
 
-def test_back_and_forward_after_an_edit_show_the_saved_state(live_server, page):
+def _alice_opens(page: Any, url: str) -> tuple[dict[str, Any], str]:
+    """A world (_world) with alice logged in on its document; the world, the date's key."""
     world = _world()
+    login(page, url, "alice")
+    _open(page, url, world["document"].pk)
+    return world, f"s{world['date'].pk}"
+
+
+def test_back_and_forward_after_an_edit_show_the_saved_state(live_server, page):
+    world, key = _alice_opens(page, live_server.url)
     date = world["date"]
-    key = f"s{date.pk}"
-    login(page, live_server.url, "alice")
-    _open(page, live_server.url, world["document"].pk)
     _edit(page, key, "1")  # DIRECT
     assert Span.objects.get(pk=date.pk).identifier_type == "DIRECT"
 
@@ -154,10 +159,7 @@ def test_an_edit_to_a_span_deleted_in_another_tab_is_shown_as_a_conflict(live_se
 
 
 def test_a_refused_save_marks_the_span_unsaved(live_server, page):
-    world = _world()
-    key = f"s{world['date'].pk}"
-    login(page, live_server.url, "alice")
-    _open(page, live_server.url, world["document"].pk)
+    world, key = _alice_opens(page, live_server.url)
     # Reviewed meanwhile: the set is closed and the server refuses the edit (400).
     AnnotationSet.objects.filter(pk=world["own"].pk).update(status=SetStatus.REVIEWED)
     _select(page, key)
@@ -248,11 +250,8 @@ def test_conflicts_are_resolved_per_field_without_lowering_a_decision(live_serve
 
 
 def test_an_ended_session_offers_a_login_and_saves_after_it(live_server, page):
-    world = _world()
+    world, key = _alice_opens(page, live_server.url)
     date = world["date"]
-    key = f"s{date.pk}"
-    login(page, live_server.url, "alice")
-    _open(page, live_server.url, world["document"].pk)
     Session.objects.all().delete()  # the session expires
 
     _select(page, key)
@@ -276,3 +275,48 @@ def test_an_ended_session_offers_a_login_and_saves_after_it(live_server, page):
     _saved(page)
     span = Span.objects.get(pk=date.pk)
     assert (span.identifier_type, span.entity_type) == ("DIRECT", "CODE")
+
+
+RESTORE = "() => window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))"
+
+
+def test_a_page_restored_from_history_keeps_refused_work_instead_of_reloading(live_server, page):
+    # Chromium keeps no page served with no-store in its back-forward cache, so the
+    # restore is the event it would fire: pageshow with persisted set.
+    world, key = _alice_opens(page, live_server.url)
+    date = world["date"]
+    refusal = {"status": 400, "json": {"detail": "refused by the test"}}
+    page.route("**/api/spans/*/update/", lambda route: route.fulfill(**refusal))
+    _select(page, key)
+    page.keyboard.press("1")  # DIRECT, refused
+    page.wait_for_function(f"{STATUS}.startsWith('Not saved')")
+    page.evaluate("() => { window.__before_restore = true; }")
+
+    page.evaluate(RESTORE)
+    page.wait_for_function(f"{STATUS}.includes('Restored from history')")
+    wait_ready(page)
+    # Not reloaded: the same page, the refused edit still shown and marked.
+    assert page.evaluate("() => window.__before_restore") is True
+    assert "may be out of date" in _status(page)
+    assert "Not saved" in _status(page)
+    assert "save-unsaved" in _classes(page, key)
+    assert "i-DIRECT" in _classes(page, key)
+    assert page.evaluate("(key) => window.__editor.store.get(key).identifier_type", key) == (
+        "DIRECT"
+    )
+    assert Span.objects.get(pk=date.pk).identifier_type == "QUASI"
+
+    # Saved at last, the notice stays (the page is still the restored one) ...
+    page.unroute("**/api/spans/*/update/")
+    page.keyboard.press("c")  # CODE: the refused decision is tried again with it
+    page.wait_for_function(f"{STATUS}.startsWith('All changes saved')", timeout=15_000)
+    assert "restored from history" in _status(page)
+    span = Span.objects.get(pk=date.pk)
+    assert (span.identifier_type, span.entity_type) == ("DIRECT", "CODE")
+    # ... and with nothing left unresolved a restore loads the page from the server.
+    with page.expect_navigation():
+        page.evaluate(RESTORE)
+    wait_ready(page)
+    assert page.evaluate("() => window.__before_restore") is None
+    assert _status(page) == "All changes saved"
+    assert "i-DIRECT" in _classes(page, key)

@@ -384,3 +384,160 @@ def test_a_stale_gold_edit_reloads_instead_of_overwriting(live_server, page):
         "?.value === 'QUASI'",
         arg=span.pk,
     )
+
+
+def _gold_with(document, spans):
+    gold = AnnotationSetFactory.create(document=document, kind=SetKind.GOLD, annotator=None)
+    return [
+        SpanFactory.create(
+            annotation_set=gold, start=start, end=end, entity_type=kind, identifier_type=decision
+        )
+        for (start, end), kind, decision in spans
+    ]
+
+
+def _answer_dialogs(page, accept):
+    """Answer every confirm() with ``accept[0]``; the messages asked, in order."""
+    asked = []
+
+    def answer(dialog):
+        asked.append(dialog.message)
+        if accept[0]:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    page.on("dialog", answer)
+    return asked
+
+
+def test_replacing_the_whole_gold_set_asks_first(live_server, page):
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-10")
+    _member(document.project, "rita", Role.REVIEWER)
+    spans = [(NAME, "PERSON", "DIRECT"), (ANKARA, "LOC", "QUASI")]
+    _annotated(document, "alice", spans)
+    bob = _annotated(document, "bob", spans)
+    # Gold raised Ankara to DIRECT: adopting bob's set or completing would lower it.
+    _gold_with(document, [(NAME, "PERSON", "DIRECT"), (ANKARA, "LOC", "DIRECT")])
+    before = _gold_rows(document)
+    _open_review(page, live_server, document)
+    accept = [False]
+    asked = _answer_dialogs(page, accept)
+
+    page.select_option("#adopt-all-source", str(bob.pk))
+    page.click("#adopt-all")
+    page.wait_for_selector("#message:has-text('Gold left as it was')")
+    assert asked == [
+        "Replace all 2 gold spans with bob's version of every region? "
+        "Gold's own decisions are lost."
+    ]
+    assert page.is_enabled("#complete")
+    page.eval_on_selector("#message", "node => { node.textContent = ''; }")
+    page.click("#complete")
+    page.wait_for_selector("#message:has-text('Gold left as it was')")
+    assert len(asked) == 2
+    assert "with the annotators' unanimous version, published?" in asked[1]
+    assert _gold_rows(document) == before
+    gold = AnnotationSet.objects.get(document=document, kind=SetKind.GOLD)
+    assert gold.published_at is None
+
+    accept[0] = True
+    page.click("#adopt-all")
+    page.wait_for_selector('#message:has-text("Gold is now bob\'s version")')
+    assert len(asked) == 3
+    assert _gold_rows(document)[1] == (ANKARA[0], ANKARA[1], "Ankara", "LOC", "QUASI")
+
+
+def _held_routes(page, url):
+    """Intercept requests to ``url`` and hold them; the list of held routes."""
+    held = []
+    page.route(url, lambda route: held.append(route))
+    return held
+
+
+def _wait_until(page, condition):
+    for _ in range(400):
+        if condition():
+            return
+        page.wait_for_timeout(25)
+    raise AssertionError("the condition never held")
+
+
+def _gold_decision_is(page, span_id, decision):
+    """Wait until gold as the page holds it and its table row show ``decision``."""
+    page.wait_for_function(
+        """([id, decision]) =>
+            window.__review.state.editor.span(id)?.identifier_type === decision &&
+            document.querySelector(`#units select.gold-decision[data-span='${id}']`)
+                ?.value === decision""",
+        arg=[span_id, decision],
+    )
+
+
+def test_a_failed_gold_save_reloads_gold_and_publication_waits_for_it(live_server, page):
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-11")
+    _member(document.project, "rita", Role.REVIEWER)
+    _annotated(document, "alice", [(NAME, "PERSON", "DIRECT")])
+    (span,) = _gold_with(document, [(NAME, "PERSON", "DIRECT")])
+    gold = span.annotation_set
+    _open_review(page, live_server, document)
+    update = "**/api/spans/*/update/"
+
+    # The save is in flight when the reviewer publishes; then the server fails it (502).
+    held = _held_routes(page, update)
+    page.click(f"#doc .seg[data-k='g{span.pk}']")
+    page.wait_for_selector("#gold-panel #gold-identifier_type")
+    page.keyboard.press("x")  # NO_MASK
+    page.click("#publish")
+    page.wait_for_selector("#message:has-text('Waiting for the gold changes to be saved')")
+    _wait_until(page, lambda: held)
+    held[0].fulfill(status=502, json={"detail": "Bad gateway (test)"})
+    page.wait_for_selector("#message:has-text('Not published, because a gold change failed')")
+    assert "Bad gateway (test)" in page.text_content("#message")
+    _gold_decision_is(page, span.pk, "DIRECT")  # reloaded: what the server holds
+    gold.refresh_from_db()
+    assert gold.published_at is None
+    span.refresh_from_db()
+    assert (span.identifier_type, span.version) == ("DIRECT", 1)
+    assert page.get_attribute("#gold-status", "data-published") == "false"
+
+    # The network fails: the same.
+    page.unroute(update)
+    page.route(update, lambda route: route.abort())
+    page.keyboard.press("x")
+    page.wait_for_selector("#message:has-text('Not saved')")
+    _gold_decision_is(page, span.pk, "DIRECT")
+    span.refresh_from_db()
+    assert span.identifier_type == "DIRECT"
+
+    # Gold as the server holds it is what gets published.
+    page.unroute(update)
+    page.click("#publish")
+    page.wait_for_selector("#gold-status[data-published='true']")
+    gold.refresh_from_db()
+    assert gold.published_at is not None
+    span.refresh_from_db()
+    assert span.identifier_type == "DIRECT"
+
+
+def test_the_publish_warning_names_annotators_still_working(live_server, page):
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-12")
+    _member(document.project, "rita", Role.REVIEWER)
+    _annotated(document, "alice", [(NAME, "PERSON", "DIRECT")])
+    _annotated(
+        document,
+        "carol",
+        [(NAME, "PERSON", "DIRECT"), (ANKARA, "LOC", "QUASI")],
+        status=SetStatus.IN_PROGRESS,
+    )
+    _gold_with(document, [(NAME, "PERSON", "DIRECT")])
+    _open_review(page, live_server, document)
+    page.wait_for_selector("#unresolved[data-count='0']")
+    page.click("#publish")
+    page.wait_for_selector("#publish-confirm[open]")
+    warning = page.text_content("#publish-warning")
+    assert "1 annotator still working (carol: 2 spans)" in warning
+    assert "not decided" not in warning
+    page.click("#publish-cancel")
+    gold = AnnotationSet.objects.get(document=document, kind=SetKind.GOLD)
+    assert gold.published_at is None

@@ -26,7 +26,12 @@ def test_model_versions_visible_and_activated_per_project(world: World) -> None:
     assert foreign.pk not in {m["id"] for m in listed}
 
     previous = ModelVersionFactory.create(project=world.project, is_active=True)
-    response = world.client("admin").post(f"/api/model-versions/{world.model_version.pk}/activate/")
+    # Nothing to compare it with: activation needs confirm.
+    url = f"/api/model-versions/{world.model_version.pk}/activate/"
+    refused = world.client("admin").post(url)
+    assert refused.status_code == 400
+    assert "share no evaluation figure" in refused.json()["detail"]
+    response = world.client("admin").post(url, {"confirm": True}, format="json")
     assert response.status_code == 200
     assert response.json()["is_active"] is True
     previous.refresh_from_db()
@@ -41,5 +46,5 @@ def test_staff_activate_shared_models(world: World) -> None:
     staff = APIClient()
     staff.force_authenticate(UserFactory.create(username="staff", is_staff=True))
     url = f"/api/model-versions/{world.shared_model_version.pk}/activate/"
-    assert staff.post(url).status_code == 200
+    assert staff.post(url, {"confirm": True}, format="json").status_code == 200
     assert ModelVersion.objects.get(pk=world.shared_model_version.pk).is_active

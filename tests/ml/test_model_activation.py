@@ -31,7 +31,7 @@ def test_comparison_with_the_active_model_says_which_is_worse():
     good = ModelVersionFactory.create(
         project=project, version="good", metrics={"token_f1": 0.8, "dev_loss": 0.1}
     )
-    model_version_activate(model_version=good)
+    model_version_activate(model_version=good, confirm=True)
     bad = ModelVersionFactory.create(project=project, version="bad", metrics={"token_f1": 0.013})
 
     comparison = model_activation_comparison(model_version=bad)
@@ -51,7 +51,7 @@ def test_comparison_with_the_active_model_says_which_is_worse():
 def test_a_worse_model_is_activated_only_when_confirmed():
     project = ProjectFactory.create()
     good = ModelVersionFactory.create(project=project, version="good", metrics={"token_f1": 0.8})
-    model_version_activate(model_version=good)
+    model_version_activate(model_version=good, confirm=True)
     bad = ModelVersionFactory.create(project=project, version="bad", metrics={"token_f1": 0.013})
 
     with pytest.raises(DomainError, match=r"token_f1 0\.013.*token_f1 0\.800"):
@@ -83,7 +83,7 @@ def test_the_builtin_recognizer_is_compared_with_the_figures_training_measured()
 def test_training_asked_to_activate_a_worse_model_leaves_it_inactive():
     project = ProjectFactory.create()
     good = ModelVersionFactory.create(project=project, version="good", metrics={"token_f1": 0.8})
-    model_version_activate(model_version=good)
+    model_version_activate(model_version=good, confirm=True)
     bad = model_version_create(
         kind=good.kind, name="ner", version="bad", artefact_path="/m/bad", project=project,
         metrics={"token_f1": 0.013}, activate=True,
@@ -93,10 +93,38 @@ def test_training_asked_to_activate_a_worse_model_leaves_it_inactive():
     assert active_model_version(project=project, kind=good.kind) == good
 
 
+def test_a_model_with_nothing_to_compare_against_needs_confirm():
+    # Neither the candidate nor the built-in recognizer was measured on a shared figure:
+    # nobody knows it is not worse, so it is treated like a worse one.
+    project = ProjectFactory.create()
+    unevaluated = ModelVersionFactory.create(project=project, metrics={"dev_loss": 0.2})
+    comparison = model_activation_comparison(model_version=unevaluated)
+    assert (comparison["metric"], comparison["worse"]) == (None, False)
+    assert comparison["needs_confirm"] is True
+    with pytest.raises(DomainError, match=r"share no evaluation figure.*Confirm"):
+        model_version_activate(model_version=unevaluated)
+    assert active_model_version(project=project, kind=unevaluated.kind) is None
+    model_version_activate(model_version=unevaluated, confirm=True)
+    assert active_model_version(project=project, kind=unevaluated.kind) == unevaluated
+    assert model_activation_comparison(model_version=unevaluated)["needs_confirm"] is False
+
+
+def test_training_asked_to_activate_a_model_with_nothing_to_compare_leaves_it_inactive():
+    project = ProjectFactory.create()
+    trained = model_version_create(
+        kind="recognizer", name="ner", version="1", artefact_path="/m/1", project=project,
+        metrics={"dev_loss": 0.3}, activate=True,
+    )  # fmt: skip
+    assert not trained.is_active
+    assert trained.training_summary["activation"].startswith("not activated: ")
+    assert "share no evaluation figure" in trained.training_summary["activation"]
+    assert active_model_version(project=project, kind=trained.kind) is None
+
+
 def test_deactivating_goes_back_to_the_builtin_recognizer():
     project = ProjectFactory.create()
     model = ModelVersionFactory.create(project=project, metrics={"token_f1": 0.8})
-    model_version_activate(model_version=model)
+    model_version_activate(model_version=model, confirm=True)
     model_version_deactivate(model_version=model)
     assert active_model_version(project=project, kind=model.kind) is None
     assert not ModelVersion.objects.get(pk=model.pk).is_active
@@ -106,10 +134,13 @@ def test_api_refuses_a_worse_model_without_confirm_and_deactivates(world: World)
     good = ModelVersionFactory.create(project=world.project, metrics={"token_f1": 0.8})
     bad = ModelVersionFactory.create(project=world.project, metrics={"token_f1": 0.013})
     admin = world.client("admin")
-    assert admin.post(f"/api/model-versions/{good.pk}/activate/").status_code == 200
+    activated = admin.post(
+        f"/api/model-versions/{good.pk}/activate/", {"confirm": True}, format="json"
+    )
+    assert activated.status_code == 200
 
     comparison = admin.get(f"/api/model-versions/{bad.pk}/comparison/").json()
-    assert comparison["worse"] is True
+    assert comparison["worse"] is True and comparison["needs_confirm"] is True
     assert comparison["active"]["id"] == good.pk
 
     refused = admin.post(f"/api/model-versions/{bad.pk}/activate/", {}, format="json")

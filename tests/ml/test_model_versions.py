@@ -27,8 +27,8 @@ def test_activation_keeps_one_active_model_per_kind_and_project():
     project, other = ProjectFactory.create(), ProjectFactory.create()
     v1 = model_version_create(
         kind=ModelKind.RECOGNIZER, name="ner", version="1", artefact_path="/m/1", project=project,
-        activate=True,
     )  # fmt: skip
+    model_version_activate(model_version=v1, confirm=True)  # not evaluated: confirmed
     v2 = model_version_create(
         kind=ModelKind.RECOGNIZER, name="ner", version="2", artefact_path="/m/2", project=project
     )
@@ -42,7 +42,7 @@ def test_activation_keeps_one_active_model_per_kind_and_project():
     assert active(project=project) == ["1"]
     assert not v2.is_active
 
-    model_version_activate(model_version=v2)
+    model_version_activate(model_version=v2, confirm=True)
 
     assert active(project=project) == ["2"]
     v1.refresh_from_db()
@@ -56,11 +56,11 @@ def test_activation_keeps_one_active_model_per_kind_and_project():
 def test_activation_of_shared_models():
     s1 = ModelVersionFactory.create(project=None, version="s1", is_active=True)
     s2 = ModelVersionFactory.create(project=None, version="s2")
-    model_version_activate(model_version=s2)
+    model_version_activate(model_version=s2, confirm=True)
     s1.refresh_from_db()
     assert active(project=None) == ["s2"]
     assert not s1.is_active
-    model_version_activate(model_version=s2)
+    model_version_activate(model_version=s2)  # already active: nothing to confirm
     assert active(project=None) == ["s2"]
 
 

@@ -41,6 +41,7 @@ from annotation.selectors import (
     project_export_release,
     project_export_tab,
 )
+from common.errors import DomainError
 from sanitizer.formats.release import REPLACEMENT_STYLES
 from sanitizer.formats.tab import write_tab
 
@@ -134,7 +135,10 @@ class Command(BaseCommand):
             "masks": self._masks,
             "text": self._text,
         }
-        count = exporters[fmt](found, output, source, style)
+        try:
+            count = exporters[fmt](found, output, source, style)
+        except DomainError as exc:
+            raise CommandError(str(exc)) from exc
         # Status goes to stderr so that ``--output -`` stays clean JSON.
         self.stderr.write(
             f"Exported {count} documents of project {found.name!r} as {fmt} to {output}"

@@ -7,7 +7,8 @@ module added to ``sanitizer/recognizer/strategies/`` is a choice here without fu
 ``--k``, ``--kb``, ``--background``) and ``--explain`` writes every mask's reasons and every
 risky combination. ``--measures supervised`` needs ``--risk-model DIR`` (made by
 ``manage.py train_risk``; ``--risk-model`` alone adds ``supervised`` to the default measures);
-``--mlm`` is accepted but refused with a message until a masked-LM scorer exists.
+``--mlm DIR`` makes the ``lm`` measure and the solver's IC read entities in context with a
+masked LM (a local directory, e.g. made by ``manage.py train_mlm``, or a cached hub name).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class Command(BaseCommand):
             default=None,
             help="supervised: risky when p(mask) >= P (default: the model's, 0.5)",
         )
-        risk.add_argument("--mlm", default=None, help="local masked-LM directory for lm")
+        risk.add_argument("--mlm", default=None, help="masked LM for lm/IC (train_mlm directory)")
         risk.add_argument("--kb", default=None, help="knowledge base (JSONL profiles) for kb")
         risk.add_argument(
             "--background",

@@ -1,8 +1,10 @@
 // The reviewer's page: every set of a document side by side (one row per region where
 // any set has a span), disagreements highlighted and filterable, any version shown in
 // the text, gold edited in place (keys as in the editor), adoption of one region or of
-// a whole set into gold, the count of regions gold has not decided, publication (with
-// a confirmation while regions are undecided) and agreement.
+// a whole set into gold (asked first when gold holds spans: it replaces them all), the
+// count of regions gold has not decided, publication (with a confirmation while regions
+// are undecided or annotators still work; never past a gold change the server did not
+// confirm) and agreement.
 //
 // Only annotator sets that were handed in count; "Show in-progress sets" adds the
 // others (the server counts the same way, annotation.selectors.agreement). This page
@@ -234,6 +236,15 @@ function afterGoldReplaced() {
   refreshAfterEdit();
 }
 
+// Adopting a whole set and completing replace every gold decision: never without
+// asking while gold holds any. False when the reviewer said no.
+function replacingGoldConfirmed(replacement) {
+  const replaced = gold()?.spans.length || 0;
+  if (!replaced || window.confirm(`Replace all ${replaced} gold span${replaced === 1 ? "" : "s"} with ${replacement}? Gold's own decisions are lost.`)) return true;
+  setMessage("Gold left as it was.");
+  return false;
+}
+
 function adopt(unit, setId) {
   const spans = unit.bySet.get(setId) || [];
   return act(async () => {
@@ -245,20 +256,46 @@ function adopt(unit, setId) {
 function adoptAll() {
   const id = +$("#adopt-all-source").value;
   const name = state.sets.find((s) => s.id === id)?.name;
+  if (!replacingGoldConfirmed(`${name}'s version of every region`)) return Promise.resolve();
   return act(async () => {
     replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/adopt-set/`, { annotation_set_id: id }));
   }, `Gold is now ${name}'s version of every region.`);
 }
 
+// The annotators whose sets in progress hold spans, as the publish refusal lists them
+// ({annotator, spans} each; a bare count or names also do): "2 annotators still
+// working (carol: 3 spans, dan: 1 span)".
+function inProgressText(inProgress) {
+  const list = Array.isArray(inProgress) ? inProgress : [];
+  const count = Array.isArray(inProgress) ? list.length : Number(inProgress) || 0;
+  if (!count) return "";
+  const named = (x) => {
+    if (typeof x !== "object" || x === null) return String(x);
+    const spans = Number.isInteger(x.spans) ? `: ${x.spans} span${x.spans === 1 ? "" : "s"}` : "";
+    return `${x.annotator || x.name || "?"}${spans}`;
+  };
+  const who = list.length ? ` (${list.map(named).join(", ")})` : "";
+  return `${count} annotator${count === 1 ? "" : "s"} still working${who}: their marks are not handed in.`;
+}
+
 async function publish(force = false) {
-  await state.editor.settled();
+  if (state.editor.saving) setMessage("Waiting for the gold changes to be saved before publishing…", "saving");
+  // Never publish past a gold change the server did not confirm: the reviewer sees
+  // gold as reloaded from the server first.
+  const failed = await state.editor.saved();
+  if (failed) {
+    setMessage(`Not published, because a gold change failed: ${failed} Check gold as the server holds it, then publish again.`, "error");
+    return;
+  }
   try {
     replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/publish/`, { force }));
     setMessage("Gold published: annotators can now see every set.", "ok");
     loadAgreement();
   } catch (error) {
-    if (error.status === 400 && error.body.unresolved) {
-      $("#publish-warning").textContent = `${error.body.unresolved} of ${error.body.total} regions are not decided in gold. Publish anyway? Annotators will see gold as it is.`;
+    const working = error.status === 400 ? inProgressText(error.body.in_progress) : "";
+    if (error.status === 400 && (error.body.unresolved || working)) {
+      const undecided = error.body.unresolved ? `${error.body.unresolved} of ${error.body.total} regions are not decided in gold.` : "";
+      $("#publish-warning").textContent = [undecided, working, "Publish anyway? Annotators will see gold as it is."].filter(Boolean).join(" ");
       $("#publish-confirm").showModal();
     } else setMessage(error.message, "error");
   }
@@ -273,11 +310,10 @@ async function load() {
   if (g) g.name = "gold";
 }
 
-async function reload(message) {
+async function reload() {
   await load();
   state.editor.setGold(gold()); // redraws the table, the panel and gold in the text
   if ($("#display").value !== "gold") renderDoc();
-  if (message) setMessage(message, "error");
 }
 
 async function loadAgreement() {
@@ -314,7 +350,13 @@ async function main() {
     const segs = state.view.elements(`g${event.detail.id}`);
     if (segs.length) segs[0].scrollIntoView({ block: "nearest" });
   });
-  state.editor.addEventListener("stale", (event) => reload(event.detail.message));
+  state.editor.addEventListener("stale", (event) => {
+    const { message } = event.detail;
+    setMessage(message, "error");
+    // Until a reload succeeds the editor keeps the failure, so publishing stays refused.
+    // (The message stays as set: a refused publication may have explained it since.)
+    reload().catch((error) => setMessage(`${message} Reloading failed too (${error.message}): reload the page.`, "error"));
+  });
   state.table = new UnitTable($("#units"), {
     focus: focusUnit,
     adopt,
@@ -336,12 +378,13 @@ async function main() {
   });
   $("#display").addEventListener("change", renderDoc);
   $("#adopt-all").addEventListener("click", adoptAll);
-  $("#complete").addEventListener("click", () =>
+  $("#complete").addEventListener("click", () => {
+    if (!replacingGoldConfirmed("the annotators' unanimous version, published")) return;
     act(async () => {
       replaceGold(await api("POST", `/api/documents/${cfg.document_id}/gold/complete/`, { publish: true }));
       loadAgreement();
-    }, "Everyone agreed: gold set written and published."),
-  );
+    }, "Everyone agreed: gold set written and published.");
+  });
   $("#publish").addEventListener("click", () => publish(false));
   $("#publish-force").addEventListener("click", () => {
     $("#publish-confirm").close();

@@ -59,14 +59,16 @@ export async function loadModels(pid) {
 async function compare(pid, id) {
   say("");
   const c = await api("GET", `/api/model-versions/${id}/comparison/`);
+  // Worse, or nothing to compare with: the server wants an explicit confirmation.
+  const warn = c.worse || c.needs_confirm;
   const side = (title, model) =>
     el("div", { class: "card compare-side" }, el("h3", {}, title), el("p", {}, el("strong", {}, model.label)), el("p", { class: "muted" }, figures(model)));
   $("#model-compare").replaceChildren(
-    el("div", { class: `model-compare ${c.worse ? "worse" : ""}`, dataset: { worse: c.worse ? "1" : "0", model: id } },
+    el("div", { class: `model-compare ${warn ? "worse" : ""}`, dataset: { worse: c.worse ? "1" : "0", model: id } },
       el("div", { class: "row" }, side("Candidate", c.candidate), side(c.active.builtin ? "In use (built-in)" : "In use", c.active)),
-      el("p", { class: c.worse ? "warning" : "muted" }, c.worse ? `Warning: ${c.message}` : c.message),
+      el("p", { class: warn ? "warning" : "muted" }, warn ? `Warning: ${c.message}` : c.message),
       el("div", { class: "row" },
-        el("button", { class: c.worse ? "danger confirm-activate" : "confirm-activate", onclick: () => activate(pid, id, c.worse) }, c.worse ? "Activate anyway" : "Activate"),
+        el("button", { class: warn ? "danger confirm-activate" : "confirm-activate", onclick: () => activate(pid, id, warn) }, warn ? "Activate anyway" : "Activate"),
         el("button", { class: "secondary", onclick: () => $("#model-compare").replaceChildren() }, "Cancel"),
       ),
     ),

@@ -71,6 +71,7 @@ export class AutoSave extends EventTarget {
   #saving = false;
   #timer = null;
   #authExpired = false;
+  #restored = false; // restored from the back-forward cache with work unresolved
 
   // mySet: the annotator's set {id, status, editable} or null until the first save
   // creates it; status(text, kind, link) shows the save state.
@@ -98,6 +99,18 @@ export class AutoSave extends EventTarget {
 
   hasPending() {
     return this.#dirty.size > 0 || this.#conflicts.size > 0 || this.#failed.size > 0;
+  }
+
+  // Work a reload would lose: edits queued, in conflict or refused, or a save in flight.
+  busy() {
+    return this.hasPending() || this.#saving;
+  }
+
+  // The page came back from history while work was unresolved and was kept: the status
+  // line says so until the page is loaded again.
+  markRestored() {
+    this.#restored = true;
+    this.#report();
   }
 
   #onSpan({ key, span, removed, fields, before, origin }) {
@@ -162,22 +175,24 @@ export class AutoSave extends EventTarget {
 
   // The status line from the state of every queued change.
   #report() {
+    const [text, kind, link] = this.#state();
+    if (!this.#restored) this.status(text, kind, link);
+    else if (kind === "ok") this.status(`${text} · This page was restored from history and may be out of date: reload it to see the latest.`, "dirty");
+    else this.status(`${text} · Restored from history: the page may be out of date; your unsaved work is shown.`, kind, link);
+  }
+
+  #state() {
     if (this.#authExpired) {
       const count = this.#dirty.size + this.#failed.size;
-      this.status(`Your session has ended; ${count} unsaved change(s) are kept until you log in again.`, "error", {
-        href: LOGIN_URL,
-        label: "Log in (new tab)",
-      });
-    } else if (this.#conflicts.size) {
-      this.status("Conflict: choose a version", "error");
-    } else if (this.#failed.size) {
-      const [first] = this.#failed.values();
-      this.status(`Not saved (${this.#failed.size} span(s), marked in the text): ${first.message}`, "error");
-    } else if (this.#dirty.size) {
-      this.status(this.#saving ? "Saving…" : "Unsaved changes", this.#saving ? "saving" : "dirty");
-    } else {
-      this.status("All changes saved", "ok");
+      return [`Your session has ended; ${count} unsaved change(s) are kept until you log in again.`, "error", { href: LOGIN_URL, label: "Log in (new tab)" }];
     }
+    if (this.#conflicts.size) return ["Conflict: choose a version", "error"];
+    if (this.#failed.size) {
+      const [first] = this.#failed.values();
+      return [`Not saved (${this.#failed.size} span(s), marked in the text): ${first.message}`, "error"];
+    }
+    if (this.#dirty.size) return this.#saving ? ["Saving…", "saving"] : ["Unsaved changes", "dirty"];
+    return ["All changes saved", "ok"];
   }
 
   async ensureMySet() {
@@ -394,13 +409,21 @@ export class AutoSave extends EventTarget {
 }
 
 // A page restored from the back-forward cache shows what the server held when it was
-// left: save what is queued, then load the page again from the server.
+// left: save what is queued, then load the page again from the server, but only when
+// nothing is left unresolved (a reload would drop edits in conflict, refused or still
+// queued): otherwise the page stays, with its work, and the status line says it may be
+// out of date.
 export function reloadWhenRestored(sync) {
   window.addEventListener("pageshow", async (event) => {
     if (!event.persisted) return;
     document.body.dataset.ready = "0";
     sync.status("Reloading…", "saving");
-    if (sync.hasPending()) await sync.flush();
-    window.location.reload();
+    await sync.flush();
+    if (!sync.busy()) {
+      window.location.reload();
+      return;
+    }
+    sync.markRestored();
+    document.body.dataset.ready = "1";
   });
 }

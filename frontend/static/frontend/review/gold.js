@@ -1,8 +1,10 @@
 // Editing the gold set on the review page: change a gold span's type, decision or
 // extent, add one by selecting text, remove one, with the editor's keys (the letters
 // come from the page config, frontend/views.py). Each change is sent at once, in
-// order, with the version it read; a refusal (409: someone else changed gold; or any
-// other 4xx) reloads the page state instead of writing over the other reviewer.
+// order, with the version it read. Any failure (409: someone else changed gold; another
+// 4xx; a 5xx or the network) reloads the page state from the server instead of showing
+// a change the server may not hold, or writing over the other reviewer; until that
+// reload has replaced gold, saved() reports the failure (publication waits for it).
 //
 // Events (CustomEvent detail): "change" {span, removed, oldExtent, structural} after a
 // local change; "replace" {} when the whole gold set was replaced; "stale" {message}
@@ -21,6 +23,10 @@ export function goldKeyMaps(entityTypes, identifierTypes) {
 
 export class GoldEditor extends EventTarget {
   #queue = Promise.resolve();
+  #pending = 0; // changes queued or in flight
+  #failure = null; // why gold on the server may differ from the page, until setGold
+  #failures = 0;
+  #lastFailure = null;
 
   // gold: the gold set of the workspace ({id, spans, ...} in page offsets) or null.
   constructor({ documentId, gold, offsets, tokens, entityTypes, identifierTypes, defaults, status }) {
@@ -44,8 +50,10 @@ export class GoldEditor extends EventTarget {
     return [...(this.gold?.spans || [])].sort((a, b) => a.start - b.start || a.end - b.end);
   }
 
+  // gold as the server holds it (reloaded, or replaced by an action).
   setGold(gold) {
     this.gold = gold;
+    this.#failure = null;
     if (this.selected !== null && !this.span(this.selected)) this.selected = null;
     this.#emit("replace");
   }
@@ -58,13 +66,22 @@ export class GoldEditor extends EventTarget {
 
   // Run API calls one after the other, so each carries the version the previous returned.
   #enqueue(work) {
-    this.#queue = this.#queue.then(work).catch((error) => {
-      // Refused: the page shows what the server holds again, and says why.
-      const conflict = error.status === 409 || error.status === 404;
-      const message = conflict ? "Gold was changed elsewhere; reloaded." : `Not saved: ${error.message}`;
-      if (error.status >= 400 && error.status < 500) this.#emit("stale", { message });
-      else this.status(`Not saved: ${error.message}`, "error");
-    });
+    this.#pending += 1;
+    this.#queue = this.#queue
+      .then(work)
+      .catch((error) => {
+        // Refused or failed: the server may hold something else than the page shows
+        // (a 5xx may even have written it), so the page shows what the server holds
+        // again, and says why.
+        const conflict = error.status === 409 || error.status === 404;
+        const message = conflict ? "Gold was changed elsewhere; reloaded." : `Not saved: ${error.message}; gold reloaded from the server.`;
+        this.#failure = this.#lastFailure = message;
+        this.#failures += 1;
+        this.#emit("stale", { message });
+      })
+      .finally(() => {
+        this.#pending -= 1;
+      });
     return this.#queue;
   }
 
@@ -164,9 +181,22 @@ export class GoldEditor extends EventTarget {
     return true;
   }
 
-  // Waits for every change sent so far (tests, publication).
+  // Waits for every change sent so far (tests, actions).
   settled() {
     return this.#queue;
+  }
+
+  // Waits for every change sent so far and any sent meanwhile; then why gold on the
+  // server may not be what the page shows (a change failed while waiting, or failed
+  // earlier and gold was not reloaded since), or null when every change was saved.
+  async saved() {
+    const failures = this.#failures;
+    while (this.#pending) await this.#queue;
+    return this.#failure || (this.#failures !== failures ? this.#lastFailure : null);
+  }
+
+  get saving() {
+    return this.#pending > 0;
   }
 
   #emit(type, detail = {}) {
