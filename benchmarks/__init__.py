@@ -1,1 +1,1 @@
-"""Benchmark scripts: each prints its figures (run them as files, e.g. `python benchmarks/solver.py`)."""
+"""Benchmark scripts: each prints its figures (run as files: `python benchmarks/solver.py`)."""
