@@ -29,10 +29,13 @@ from annotation.models import (
 )
 from annotation.selectors import annotator_set_allowed, home_projects, project_document_table
 from annotation.services import RECOGNIZER_COMPONENTS_KEY
+from risk.selectors import risk_assessment_latest
+from risk.services.solving import effective_settings
 from sanitizer.formats.release import REPLACEMENT_STYLES
 from sanitizer.kanon.algorithm import selection_functions
 from sanitizer.recognizer import strategy_registry
 from sanitizer.recognizer.registry import component_registry
+from sanitizer.risk import risk_measures
 
 REVIEWER_ROLES = (Role.REVIEWER, Role.ADMIN)
 
@@ -107,6 +110,16 @@ def _vocabulary() -> dict[str, Any]:
     }
 
 
+def _risk_config(project: Project, document: Document | None = None) -> dict[str, Any]:
+    """The privacy/utility dial's choices (the registered risk measures) and starting
+    values: those the server solves with when asked for nothing else (the document's
+    assessment's settings), else the project's ``privacy_settings["risk"]``; both over
+    the library's defaults."""
+    assessment = risk_assessment_latest(document=document) if document else None
+    stored = assessment.settings if assessment else (project.privacy_settings or {}).get("risk")
+    return {"measures": risk_measures.names(), "settings": effective_settings(stored or {}, {})}
+
+
 def _key_help(vocabulary: dict[str, Any]) -> dict[str, str]:
     """The editor's key list (annotate.html) drawn from the same table as the keys."""
     decisions = vocabulary["identifier_types"]
@@ -150,6 +163,7 @@ def document_annotate(request: HttpRequest, document_id: int) -> HttpResponse:
         # False for a reviewer or admin on a document not assigned to them: the editor
         # is then read-only, and the server refuses to create a set for them anyway.
         "may_annotate": annotator_set_allowed(user=request.user, document=document),
+        "risk": _risk_config(document.project, document),
         **vocabulary,
     }
     context = {
@@ -203,6 +217,7 @@ def project_admin(request: HttpRequest, project_id: int) -> HttpResponse:
         "masking_strategies": strategy_registry.names(),
         "selection_functions": selection_functions.names(),
         "release_styles": list(REPLACEMENT_STYLES),
+        "risk": _risk_config(project),
     }
     return render(
         request,

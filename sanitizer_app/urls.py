@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("annotation.urls")),
     path("api/", include("ml.urls")),
     path("api/", include("knowledge.urls")),
+    path("api/", include("risk.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("frontend.urls")),
 ]

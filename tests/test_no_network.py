@@ -39,13 +39,62 @@ SCRIPT = textwrap.dedent(
 
 
 def test_models_load_and_run_without_network():
+    assert_runs_offline(SCRIPT)
+
+
+RISK_JOB_SCRIPT = textwrap.dedent(
+    """
+    import os, sys, tempfile
+    import tests.netguard as guard
+
+    var = tempfile.mkdtemp(prefix="risk-no-network-")
+    os.environ.update(
+        SANITIZER_VAR_DIR=var,
+        DATABASE_URL=f"sqlite:///{var}/db.sqlite3",
+        SANITIZER_DEMO="1",
+        DJANGO_SETTINGS_MODULE="sanitizer_app.settings.local",
+    )
+    import django
+    django.setup()
+    from django.core.management import call_command
+    call_command("migrate", verbosity=0)
+
+    from annotation.models import AnnotationSet, SetSource
+    from annotation.services import project_create
+    from risk.services import risk_assess_documents, risk_solve_documents
+    from tests.factories import DocumentFactory
+
+    project = project_create(name="offline risk")
+    for i, text in enumerate([
+        "Mr Cengiz Polat, a teacher born in 1932, lives in Diyarbakır.",
+        "Mr Cengiz Polat was represented by Mr Ali Yılmaz, a lawyer in Diyarbakır.",
+    ]):
+        DocumentFactory.create(project=project, text=text, external_id=f"d{i}", position=i,
+                               target_person="Cengiz Polat")
+    # The bodies of the risk_assess and risk_solve jobs, with every zero-shot measure.
+    settings = {"measures": ["lm", "linkage"]}
+    risk_assess_documents(project=project, document_ids=None, settings=settings)
+    risk_solve_documents(project=project, document_ids=None, settings=settings)
+    sets = AnnotationSet.objects.filter(source=SetSource.MASKING)
+    assert sets.count() == 2, sets
+    assert all(span.attrs["reasons"] for s in sets for span in s.spans.all())
+    print("ATTEMPTS", guard.ATTEMPTS)
+    import shutil
+    shutil.rmtree(var)
+    """
+)
+
+
+def assert_runs_offline(script: str) -> None:
+    """Run ``script`` in a fresh process without the offline variables: it must succeed
+    and its network guard must have recorded no attempt."""
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"}
     }
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
+        [sys.executable, "-c", script],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -54,6 +103,10 @@ def test_models_load_and_run_without_network():
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ATTEMPTS []" in result.stdout, result.stdout + result.stderr[-2000:]
+
+
+def test_risk_job_runs_without_network():
+    assert_runs_offline(RISK_JOB_SCRIPT)
 
 
 def test_guard_blocks_outside_addresses():

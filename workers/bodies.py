@@ -14,11 +14,14 @@ from annotation.models import Project
 from annotation.services import document_import
 from common.errors import DomainError
 from jobs.models import Job
+from jobs.services import job_create
 from knowledge.models import KnowledgeBase
 from knowledge.services import distant_label_project, knowledge_base_build, masker_train
 from ml.models import ModelVersion
 from ml.services.preannotation import preannotate_documents
 from ml.services.training import recognizer_train
+from risk.services import risk_assess_documents, risk_solve_documents
+from risk.validators import RISK_SOLVE
 from workers.runner import Reporter
 
 
@@ -127,3 +130,29 @@ def train_masker(job: Job, reporter: Reporter) -> dict[str, Any]:
         progress=reporter,
     )
     return _model_result(model_version)
+
+
+def risk_assess(job: Job, reporter: Reporter) -> dict[str, Any]:
+    project = _project_of(job)
+    result = risk_assess_documents(
+        project=project,
+        document_ids=job.params.get("document_ids"),
+        settings=job.params,
+        job=job,
+        progress=reporter,
+    )
+    # The assessments are committed (one transaction per batch): the solve may start.
+    solve = job_create(
+        kind=RISK_SOLVE, params=job.params, project=project, created_by=job.created_by
+    )
+    return {**result, "solve_job_id": solve.pk}
+
+
+def risk_solve(job: Job, reporter: Reporter) -> dict[str, Any]:
+    return risk_solve_documents(
+        project=_project_of(job),
+        document_ids=job.params.get("document_ids"),
+        settings=job.params,
+        job=job,
+        progress=reporter,
+    )

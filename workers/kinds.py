@@ -29,6 +29,7 @@ from ml.validators import (
     preannotate_params_validate,
     training_params_validate,
 )
+from risk.validators import RISK_ASSESS, RISK_SOLVE, risk_params_validate
 from workers import bodies
 from workers.runner import Describe, JobBody
 
@@ -116,6 +117,29 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         time_limit=12 * HOUR + 600,
         max_retries=1,
         body=bodies.train_masker,
+    ),
+    JobKindEntry(
+        name=RISK_ASSESS,
+        label="Assess privacy risk",
+        task_name="sanitizer.risk_assess",
+        # Recognizer and scorers: the model work.
+        queue="gpu",
+        validate=risk_params_validate,
+        soft_time_limit=6 * HOUR,
+        time_limit=6 * HOUR + 300,
+        max_retries=3,
+        body=bodies.risk_assess,
+    ),
+    JobKindEntry(
+        name=RISK_SOLVE,
+        label="Solve risk masking",
+        task_name="sanitizer.risk_solve",
+        queue="cpu",
+        validate=risk_params_validate,
+        soft_time_limit=2 * HOUR,
+        time_limit=2 * HOUR + 300,
+        max_retries=3,
+        body=bodies.risk_solve,
     ),
 )
 

@@ -21,6 +21,10 @@ the supervised measure's features) is the context-free ``wordfreq`` scorer's.
 The model is any local masked-LM directory (``manage.py train_mlm`` builds one from the
 bundled MiniLM encoder) or a hub name already in the local cache: everything is loaded with
 ``local_files_only=True``, so nothing is downloaded. Models are cached per path and device.
+
+Quality (``benchmarks/mlm_quality.py``): trained on TAB dev 0–59, the MiniLM masked LM
+predicts held-out masked tokens with top-5 accuracy .505, but as the ``lm`` measure's scorer
+it reaches F1 .73 at best on 60–79, against .87 for ``wordfreq``, which stays the default.
 """
 
 from __future__ import annotations

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "jobs",
     "ml",
     "knowledge",
+    "risk",
     "workers",
     "frontend",
     "demo",

@@ -528,6 +528,20 @@ CASES = [
         lambda w: f"/api/model-versions/{w.model_version.pk}/deactivate/",
         expect(404, 403, 403, 403, 200),
     ),
+    # risk: members get through to the stored assessment (there is none here: 409)
+    Case(
+        "risk solve",
+        "post",
+        lambda w: f"/api/documents/{w.document.pk}/risk/solve/",
+        expect(404, 409, 409, 409, 409),
+        data=lambda w: {"threshold": 6.0},
+    ),
+    Case(
+        "risk curve",
+        "get",
+        lambda w: f"{P}/{w.project.pk}/risk/curve/?thresholds=4,6",
+        expect(404, 403, 403, 200, 200),
+    ),
 ]
 
 

@@ -14,6 +14,8 @@ TASK_NAMES = {
     "kb_import": "sanitizer.kb_build",
     "distant_label": "sanitizer.distant_label",
     "train_masker": "sanitizer.train_masker",
+    "risk_assess": "sanitizer.risk_assess",
+    "risk_solve": "sanitizer.risk_solve",
 }
 
 

@@ -8,6 +8,7 @@ import { setUpExport } from "./admin/exports.js";
 import { message } from "./admin/message.js";
 import { loadKnowledgeBases, setUpKnowledge } from "./admin/knowledge.js";
 import { loadModels as loadModelVersions } from "./admin/models.js";
+import { loadRiskCurve } from "./admin/risk.js";
 
 const cfg = config();
 const state = { members: [], documents: cfg.documents, pollTimer: null };
@@ -227,8 +228,11 @@ async function main() {
   $("#start-preannotate").addEventListener("click", () => startJob("preannotate", { skip_existing: !$("#redo-existing").checked }));
   $("#start-train").addEventListener("click", () => startJob("train_recognizer", { max_steps: Number($("#max-steps").value) || undefined, activate: $("#activate-trained").checked }));
   setUpKnowledge(pid, { selectionFunctions: cfg.selection_functions, onJob: loadJobs });
+  const riskCurve = () => loadRiskCurve(pid, { threshold: cfg.risk.settings.threshold });
+  $("#start-risk").addEventListener("click", () => startJob("risk_assess", cfg.risk.settings));
+  $("#refresh-risk-curve").addEventListener("click", riskCurve);
   renderDocuments();
-  await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels()]);
+  await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels(), riskCurve()]);
   setUpExport(pid, { styles: cfg.release_styles, members: state.members });
   document.body.dataset.ready = "1";
 }

@@ -17,6 +17,7 @@ import { OverviewStrip } from "./editor/overview.js";
 import { keyHandler } from "./editor/keyboard.js";
 import { setupTooltip, SpanPanel } from "./editor/panel.js";
 import { MaskedPreview } from "./editor/preview.js";
+import { RiskDial } from "./editor/risk.js";
 import { setupPublishedVersions } from "./editor/published.js";
 import { setStatus } from "./editor/status.js";
 import { SpanStore } from "./editor/store.js";
@@ -103,6 +104,8 @@ async function main() {
     setupFilterBar($("#suggestion-filters"), { filters, store, sync, actions, status: setStatus });
     new OverviewStrip($("#overview"), { store, filters, textLength: doc.text.length });
   }
+  // The privacy/utility dial (editor/risk.js): an overlay of the solver's masks, never saved.
+  const riskDial = new RiskDial($("#risk-panel"), { documentId: cfg.document_id, view: textView.view, store, offsets, risk: cfg.risk });
   setupPublishedVersions({ doc, node: $("#versions"), editorNode: textView.container, readOnlyNode: $("#published-doc") });
   textView.updateCounts();
   panel.render();
@@ -119,6 +122,7 @@ async function main() {
     view: textView.view,
     ready_ms: ready - started,
     filters,
+    riskDial,
     select: (key, options) => store.select(key, options),
     flush: () => sync.flush(),
     interactiveAt: ready,

@@ -121,3 +121,35 @@ export function dotChart({ rows, series, title = "", min = 0, max = 1, width = 5
   });
   return root;
 }
+
+// A line through points [{x, y}] (sorted by x) with a dot per point; y in [0, yMax].
+// ``marker``: an x to draw as a dashed vertical line (e.g. the current setting).
+export function lineChart({ points, xLabel = "", yLabel = "", yMax = 1, yFormat = (v) => v.toFixed(2), marker = null, width = 560, height = 240 }) {
+  const left = 48;
+  const bottom = 34;
+  const top = 10;
+  const right = 12;
+  const root = svg("svg", { class: "chart line", viewBox: `0 0 ${width} ${height}`, width: "100%", role: "img", style: `max-width: ${width}px` });
+  const xs = points.map((p) => p.x);
+  const xMin = Math.min(...xs);
+  const xMax = Math.max(...xs) === xMin ? xMin + 1 : Math.max(...xs);
+  const x = (v) => left + ((v - xMin) / (xMax - xMin)) * (width - left - right);
+  const y = (v) => top + (1 - Math.max(0, Math.min(yMax, v)) / yMax) * (height - top - bottom);
+  for (const tick of [0, yMax / 2, yMax]) {
+    root.append(svg("line", { x1: left, x2: width - right, y1: y(tick), y2: y(tick), stroke: "#ddd" }));
+    root.append(svg("text", { x: 2, y: y(tick) + 4 }, yFormat(tick)));
+  }
+  for (const p of points) root.append(svg("text", { x: x(p.x) - 6, y: height - bottom + 14 }, String(p.x)));
+  if (xLabel) root.append(svg("text", { x: left + (width - left - right) / 2 - 30, y: height - 4 }, xLabel));
+  if (yLabel) root.append(svg("text", { x: left + 8, y: top + 22, fill: "#666" }, yLabel));
+  if (marker !== null && marker >= xMin && marker <= xMax) {
+    root.append(svg("line", { class: "marker", x1: x(marker), x2: x(marker), y1: top, y2: height - bottom, stroke: "#999", "stroke-dasharray": "4 3" }));
+  }
+  root.append(svg("polyline", { points: points.map((p) => `${x(p.x)},${y(p.y)}`).join(" "), fill: "none", stroke: PALETTE[0], "stroke-width": 2 }));
+  for (const p of points) {
+    const dot = svg("circle", { class: "point", cx: x(p.x), cy: y(p.y), r: 3.5, fill: PALETTE[0] });
+    dot.append(svg("title", {}, `${p.x}: ${yFormat(p.y)}`));
+    root.append(dot);
+  }
+  return root;
+}

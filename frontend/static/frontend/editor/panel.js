@@ -1,6 +1,7 @@
 // The side panel (the selected span's fields and actions) and the tooltip over spans.
 
 import { $, el } from "../lib/dom.js";
+import { spanReasons } from "./risk.js";
 
 function describe(span) {
   const parts = [`${span.entity_type} · ${span.identifier_type}`];
@@ -9,9 +10,12 @@ function describe(span) {
   return parts.join(" — ");
 }
 
-// Why distant labelling masked a span: the combination of terms and how many persons share it.
+// Why distant labelling masked a span: the combination of terms and how many persons
+// share it; for the masking solver, the reasons of the combinations it broke.
 function explanation(span) {
   const attrs = span.attrs || {};
+  const reasons = spanReasons(span);
+  if (reasons.length) return reasons.join(" · ");
   if (Array.isArray(attrs.combination)) {
     const unit = attrs.count === 1 ? "person" : "persons";
     return `${attrs.combination.join(" + ")} → ${attrs.count} ${unit}`;
@@ -59,8 +63,10 @@ export class SpanPanel {
       el("blockquote", { class: "span-text" }, this.text.slice(span.start, span.end)),
       el("p", { class: "muted" }, `${span.start}–${span.end} · ${describe(span)}`),
     );
+    const reasons = spanReasons(span);
     const why = explanation(span);
-    if (why) panel.append(el("p", { class: "explain" }, el("strong", {}, "Why masked: "), why));
+    if (reasons.length) panel.append(el("div", { class: "explain reasons" }, el("strong", {}, "Why masked:"), el("ul", {}, reasons.map((line) => el("li", {}, line)))));
+    else if (why) panel.append(el("p", { class: "explain" }, el("strong", {}, "Why masked: "), why));
     const { entityTypes, identifierTypes } = this.vocabulary;
     panel.append(
       el("label", {}, "Type ", this.#select("panel-type", span, "entity_type", entityTypes, readOnly)),

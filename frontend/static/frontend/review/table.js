@@ -5,10 +5,13 @@
 
 import { fmt } from "../lib/dom.js";
 import { escapeHtml } from "../views/document.js";
+import { spanReasons } from "../editor/risk.js";
 
+// A masking-solver suggestion carries its reasons: listed under the chip.
 function chip(span, text) {
   const title = `${text.slice(span.start, span.end)} · ${span.start}–${span.end}${span.confidence != null ? ` · confidence ${fmt(span.confidence, 2)}` : ""}${span.note ? ` · ${span.note}` : ""}`;
-  return `<span class="chip i-${span.identifier_type}" title="${escapeHtml(title)}">${span.entity_type} · ${span.identifier_type}</span>`;
+  const reasons = spanReasons(span).map((line) => `<div class="chip-reason">${escapeHtml(line)}</div>`).join("");
+  return `<span class="chip i-${span.identifier_type}" title="${escapeHtml(title)}">${span.entity_type} · ${span.identifier_type}</span>${reasons}`;
 }
 
 function goldCell(spans, identifierTypes, text) {

@@ -1,0 +1,1 @@
+"""Explicit privacy risk in the app: stored assessments, the risk jobs and the dial API."""

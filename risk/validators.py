@@ -1,0 +1,76 @@
+"""Parameter validators of the risk job kinds (``risk_assess``, ``risk_solve``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobs.services import JobStateError
+from jobs.validators import id_param, int_param
+from ml.models import ModelKind
+from ml.selectors import model_version_in_scope
+from sanitizer.risk import risk_measures
+
+# Names of the job kinds whose data this app owns (workers/kinds.py registers them).
+RISK_ASSESS = "risk_assess"
+RISK_SOLVE = "risk_solve"
+
+# The dial's settings and their bounds (the API checks them too).
+DIAL_KEYS = ("threshold", "k", "max_arity", "measures")
+THRESHOLD_BOUNDS = (0.0, 100.0)
+K_BOUNDS = (1, 1_000_000)
+MAX_ARITY_BOUNDS = (1, 4)
+
+PARAM_KEYS = frozenset(
+    {"document_ids", "measures", "threshold", "k", "max_arity", "risk_model_version_id"}
+)
+MAX_DOCUMENT_IDS = 100_000
+
+
+def threshold_param(value: Any) -> None:
+    low, high = THRESHOLD_BOUNDS
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise JobStateError(f"threshold must be a number from {low:g} to {high:g}")
+
+
+def measures_param(value: Any) -> None:
+    names = risk_measures.names()
+    if (
+        not isinstance(value, list)
+        or not value
+        or len(value) > len(names)
+        or any(v not in risk_measures for v in value if isinstance(v, str))
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise JobStateError(f"measures must be a list of {', '.join(names)}")
+
+
+def _document_ids(value: Any, project: Any) -> None:
+    if not isinstance(value, list) or len(value) > MAX_DOCUMENT_IDS:
+        raise JobStateError("document_ids must be a list of document ids")
+    ids = {id_param(v, "document_ids") for v in value}
+    if project is None or project.documents.filter(pk__in=ids).count() != len(ids):
+        raise JobStateError("document_ids names documents outside this project")
+
+
+def risk_params_validate(params: dict[str, Any], project: Any) -> None:
+    """Both risk kinds take the same parameters (an assessment queues its solve with them)."""
+    unknown = set(params) - PARAM_KEYS
+    if unknown:
+        raise JobStateError(f"unknown parameters: {', '.join(sorted(unknown))}")
+    if params.get("document_ids") is not None:
+        _document_ids(params["document_ids"], project)
+    if params.get("measures") is not None:
+        measures_param(params["measures"])
+    if params.get("threshold") is not None:
+        threshold_param(params["threshold"])
+    int_param(params, "k", *K_BOUNDS)
+    int_param(params, "max_arity", *MAX_ARITY_BOUNDS)
+    value = params.get("risk_model_version_id")
+    if value is not None:
+        id_param(value, "risk_model_version_id")
+        if not model_version_in_scope(
+            model_version_id=value, project=project, kind=ModelKind.RISK_CLASSIFIER
+        ):
+            raise JobStateError(f"no risk model version {value!r} in this project")
+    elif "supervised" in (params.get("measures") or ()):
+        raise JobStateError("the supervised measure needs risk_model_version_id")
