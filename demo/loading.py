@@ -20,8 +20,11 @@ from annotation.services import (
     membership_set,
     project_create,
 )
+from jobs.models import Job
+from jobs.services import job_create
 from knowledge.services import distant_label_project, knowledge_base_create
 from ml.services.preannotation import preannotate_documents
+from risk.validators import RISK_ASSESS
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 DISTANT_DIR = Path(settings.BASE_DIR) / "fixtures" / "distant"
@@ -77,6 +80,26 @@ def demo_load(*, fixtures_dir: Path = DEMO_DIR) -> list[DemoLogin]:
         preannotate_documents(project=project)
     _demo_biographies(spec, users)
     return logins
+
+
+@transaction.atomic
+def demo_queue_risk(*, fixtures_dir: Path = DEMO_DIR) -> Job | None:
+    """Queue the risk job (assess, then solve) on the judgments, once per demo database.
+
+    It runs in the demo's own worker, so start-up does not wait for it; its masking
+    suggestions, each with its reasons, appear in the editor when it is done.
+    """
+    spec = json.loads((fixtures_dir / "users.json").read_text())
+    project = Project.objects.filter(name=spec["project"]).first()
+    if project is None or Job.objects.filter(project=project, kind=RISK_ASSESS).exists():
+        return None
+    # The zero-shot measures: they need no trained model, only the documents.
+    return job_create(
+        kind=RISK_ASSESS,
+        params={"measures": ["lm", "linkage"]},
+        project=project,
+        created_by=project.created_by,
+    )
 
 
 def _demo_biographies(spec: dict, users: dict) -> None:

@@ -12,6 +12,7 @@ class ModelKind(models.TextChoices):
     MASKER = "masker", "Masking tagger"
     RISK_CLASSIFIER = "risk_classifier", "Risk classifier"
     REIDENTIFIER = "reidentifier", "Re-identification model"
+    MASKED_LM = "masked_lm", "Masked language model"
 
 
 class ModelVersion(models.Model):

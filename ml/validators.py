@@ -1,4 +1,5 @@
-"""Parameter validators of the ml job kinds (pre-annotation, recognizer training).
+"""Parameter validators of the ml job kinds (pre-annotation, training of the recognizer,
+the supervised risk classifier and the masked LM).
 
 Ids in parameters must name objects of the job's project (or shared ones), so a
 project admin cannot run another project's models.
@@ -16,11 +17,14 @@ from jobs.services import JobStateError
 from jobs.validators import id_param, int_param
 from ml.models import ModelKind
 from ml.selectors import model_version_in_scope
+from ml.services.risk_training import MLM_TRAINING_KEYS, RISK_TRAINING_KEYS
 from ml.services.training import TRAINING_JOB_KEYS
 
 # Names of the job kinds whose data this app owns (workers/kinds.py registers them).
 PREANNOTATE = "preannotate"
 TRAIN_RECOGNIZER = "train_recognizer"
+TRAIN_RISK = "train_risk"
+TRAIN_MLM = "train_mlm"
 
 
 def preannotate_params_validate(params: dict[str, Any], project: Any) -> None:
@@ -40,9 +44,19 @@ def training_params_validate(
     params: dict[str, Any], project: Any, *, extra_keys: Iterable[str] = ()
 ) -> None:
     """Parameters of a training job; ``extra_keys`` are those of a particular kind."""
-    unknown = set(params) - set(TRAINING_JOB_KEYS) - set(extra_keys)
+    _known_keys(params, (*TRAINING_JOB_KEYS, *extra_keys))
+    _name_and_base_model(params)
+    for key in ("epochs", "max_steps", "batch_size", "max_length", "num_threads"):
+        int_param(params, key, 1, 1_000_000)
+
+
+def _known_keys(params: dict[str, Any], keys: Iterable[str]) -> None:
+    unknown = set(params) - set(keys)
     if unknown:
         raise JobStateError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+
+
+def _name_and_base_model(params: dict[str, Any]) -> None:
     name = params.get("name")
     # The name becomes a folder under MODEL_DIR: a slug, so it cannot point elsewhere.
     if name is not None and (
@@ -50,9 +64,43 @@ def training_params_validate(
     ):
         raise JobStateError("name must be a slug of at most 120 characters")
     base_model = params.get("base_model")
+    # A client names a model the administrator allowed, never a path of its choosing.
     if base_model and base_model not in settings.ALLOWED_BASE_MODELS:
         raise JobStateError(
             "base_model must be one of the models the administrator allowed (ALLOWED_BASE_MODELS)"
         )
-    for key in ("epochs", "max_steps", "batch_size", "max_length", "num_threads"):
-        int_param(params, key, 1, 1_000_000)
+
+
+def _number_param(params: dict[str, Any], key: str, low: float, high: float) -> None:
+    value = params.get(key)
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high
+    ):
+        raise JobStateError(f"{key} must be a number from {low:g} to {high:g}")
+
+
+def _bool_param(params: dict[str, Any], key: str) -> None:
+    if params.get(key) is not None and not isinstance(params[key], bool):
+        raise JobStateError(f"{key} must be true or false")
+
+
+def risk_training_params_validate(params: dict[str, Any], project: Any) -> None:
+    """Parameters of ``train_risk`` (the supervised risk classifier)."""
+    _known_keys(params, RISK_TRAINING_KEYS)
+    _name_and_base_model(params)
+    int_param(params, "folds", 2, 20)
+    int_param(params, "seed", 0, 2**31 - 1)
+    _number_param(params, "threshold", 0.0, 1.0)
+    _bool_param(params, "activate")
+
+
+def mlm_training_params_validate(params: dict[str, Any], project: Any) -> None:
+    """Parameters of ``train_mlm`` (the masked LM the risk scorer reads)."""
+    _known_keys(params, MLM_TRAINING_KEYS)
+    _name_and_base_model(params)
+    int_param(params, "epochs", 1, 1000)
+    int_param(params, "max_steps", 1, 100_000)
+    int_param(params, "batch_size", 1, 256)
+    int_param(params, "seed", 0, 2**31 - 1)
+    _number_param(params, "learning_rate", 1e-7, 1.0)
+    _bool_param(params, "activate")

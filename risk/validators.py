@@ -7,7 +7,7 @@ from typing import Any
 from jobs.services import JobStateError
 from jobs.validators import id_param, int_param
 from ml.models import ModelKind
-from ml.selectors import model_version_in_scope
+from ml.selectors import active_model_version, model_version_in_scope
 from sanitizer.risk import risk_measures
 
 # Names of the job kinds whose data this app owns (workers/kinds.py registers them).
@@ -21,7 +21,15 @@ K_BOUNDS = (1, 1_000_000)
 MAX_ARITY_BOUNDS = (1, 4)
 
 PARAM_KEYS = frozenset(
-    {"document_ids", "measures", "threshold", "k", "max_arity", "risk_model_version_id"}
+    {
+        "document_ids",
+        "measures",
+        "threshold",
+        "k",
+        "max_arity",
+        "risk_model_version_id",
+        "mlm_model_version_id",
+    }
 )
 MAX_DOCUMENT_IDS = 100_000
 
@@ -65,12 +73,26 @@ def risk_params_validate(params: dict[str, Any], project: Any) -> None:
         threshold_param(params["threshold"])
     int_param(params, "k", *K_BOUNDS)
     int_param(params, "max_arity", *MAX_ARITY_BOUNDS)
-    value = params.get("risk_model_version_id")
-    if value is not None:
-        id_param(value, "risk_model_version_id")
-        if not model_version_in_scope(
-            model_version_id=value, project=project, kind=ModelKind.RISK_CLASSIFIER
-        ):
-            raise JobStateError(f"no risk model version {value!r} in this project")
-    elif "supervised" in (params.get("measures") or ()):
-        raise JobStateError("the supervised measure needs risk_model_version_id")
+    _model_param(params, "mlm_model_version_id", project, ModelKind.MASKED_LM, "masked-LM")
+    has_model = _model_param(
+        params, "risk_model_version_id", project, ModelKind.RISK_CLASSIFIER, "risk"
+    )
+    if not has_model and (
+        "supervised" in (params.get("measures") or ())
+        and active_model_version(project=project, kind=ModelKind.RISK_CLASSIFIER) is None
+    ):
+        raise JobStateError(
+            "the supervised measure needs risk_model_version_id or an active risk classifier "
+            "in this project (train one with a train_risk job)"
+        )
+
+
+def _model_param(params: dict[str, Any], key: str, project: Any, kind: str, noun: str) -> bool:
+    """Check the model version id under ``key``, if any; whether there was one."""
+    value = params.get(key)
+    if value is None:
+        return False
+    id_param(value, key)
+    if not model_version_in_scope(model_version_id=value, project=project, kind=kind):
+        raise JobStateError(f"no {noun} model version {value!r} in this project")
+    return True

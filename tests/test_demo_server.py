@@ -3,6 +3,7 @@ broker, SQLite) comes up with demo data and shows the demo annotator their docum
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import json
 import os
@@ -14,7 +15,9 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,20 +129,30 @@ def test_demo_anonymous_is_sent_to_login(demo_server):
         assert response.url.startswith(base + "/accounts/login/")
 
 
-@pytest.mark.browser
-def test_demo_shows_distant_labels_with_their_explanations(demo_server):
-    """A demo biography opens with its k-anonymity masks and the reason for each."""
-    from tests.frontend.browser import CHROMIUM, CHROMIUM_ARGS, login, screenshot, wait_ready
+@contextlib.contextmanager
+def _demo_page(base: str, username: str, password: str) -> Iterator[Any]:
+    """A Chromium page logged in to the demo as ``username``."""
+    from tests.frontend.browser import CHROMIUM, CHROMIUM_ARGS, login
 
     if not CHROMIUM.exists():
         pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium")
     from playwright.sync_api import sync_playwright
 
-    base, _ = demo_server
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        login(page, base, "alice", "demo-alice-pass")
+        login(page, base, username, password)
+        yield page
+        browser.close()
+
+
+@pytest.mark.browser
+def test_demo_shows_distant_labels_with_their_explanations(demo_server):
+    """A demo biography opens with its k-anonymity masks and the reason for each."""
+    from tests.frontend.browser import screenshot, wait_ready
+
+    base, _ = demo_server
+    with _demo_page(base, "alice", "demo-alice-pass") as page:
         biography = sorted(ALICE_BIOGRAPHIES)[0]
         page.click(f"tr:has(td.doc-id:text-is('{biography}')) a.open-annotate")
         wait_ready(page)
@@ -151,4 +164,63 @@ def test_demo_shows_distant_labels_with_their_explanations(demo_server):
         text = tooltip.inner_text()
         assert "Why:" in text and "→" in text and "person" in text, text
         screenshot(page, "demo-distant-explanation")
-        browser.close()
+
+
+def _risk_jobs_done(base: str, timeout: float = 240) -> dict[str, dict[str, Any]]:
+    """The demo's risk jobs, by kind, once its worker has finished the solve.
+
+    Polls the job API (no fixed wait): fails at once if a job failed, and with the
+    jobs' state if the solve has not succeeded within ``timeout`` seconds.
+    """
+    admin = _login(base, "admin", "demo-admin-pass")
+    deadline = time.monotonic() + timeout
+    jobs: dict[str, dict[str, Any]] = {}
+    while time.monotonic() < deadline:
+        listed = json.loads(admin.open(base + "/api/jobs/?page_size=100").read())
+        jobs = {
+            job["kind"]: job
+            for job in listed["results"]
+            if job["kind"] in ("risk_assess", "risk_solve")
+        }
+        failed = [job for job in jobs.values() if job["status"] in ("failed", "cancelled")]
+        assert not failed, failed
+        if jobs.get("risk_solve", {}).get("status") == "succeeded":
+            return jobs
+        time.sleep(1)
+    pytest.fail(f"the demo's risk job did not finish in {timeout:.0f} s: {jobs}")
+
+
+def test_demo_worker_runs_the_risk_job(demo_server):
+    """Start-up queues risk_assess on the judgments; the worker runs it, then its solve."""
+    base, _ = demo_server
+    jobs = _risk_jobs_done(base)
+    assess, solve = jobs["risk_assess"], jobs["risk_solve"]
+    assert assess["status"] == "succeeded", assess
+    assert assess["result"]["solve_job_id"] == solve["id"]
+    assert assess["params"] == solve["params"] == {"measures": ["lm", "linkage"]}
+    assert assess["queue"] == "gpu" and solve["queue"] == "cpu"
+    assert solve["progress_done"] == solve["progress_total"] == len(DEMO_DOC_IDS)
+
+
+@pytest.mark.browser
+def test_demo_editor_shows_the_risk_reasons(demo_server):
+    """After the worker's risk job, a judgment's masking suggestion says why it is masked."""
+    from tests.frontend.browser import screenshot, wait_ready
+
+    base, _ = demo_server
+    _risk_jobs_done(base)
+    with _demo_page(base, "alice", "demo-alice-pass") as page:
+        page.click(f"tr:has(td.doc-id:text-is('{sorted(DEMO_DOC_IDS)[0]}')) a.open-annotate")
+        wait_ready(page)
+        key = page.evaluate(
+            """window.__editor.store.suggestions()
+                .find((s) => (s.attrs?.reasons || []).some((r) => r.measure === "lm"))?.key"""
+        )
+        assert key, "no masking suggestion with a language-model reason"
+        page.evaluate(f"window.__editor.select('{key}')")
+        panel = page.locator("#span-panel .reasons")
+        panel.wait_for(state="visible")
+        assert "Why masked:" in panel.inner_text()
+        reasons = panel.locator("li").all_inner_texts()
+        assert any(line.startswith("LM: log p(") for line in reasons), reasons
+        screenshot(page, "demo-risk-reasons")

@@ -53,6 +53,8 @@ RISK_JOB_SCRIPT = textwrap.dedent(
         DATABASE_URL=f"sqlite:///{var}/db.sqlite3",
         SANITIZER_DEMO="1",
         DJANGO_SETTINGS_MODULE="sanitizer_app.settings.local",
+        # The assessment queues its solve: Kombu's in-process transport takes the message.
+        CELERY_BROKER_URL="memory://",
     )
     import django
     django.setup()
@@ -61,8 +63,10 @@ RISK_JOB_SCRIPT = textwrap.dedent(
 
     from annotation.models import AnnotationSet, SetSource
     from annotation.services import project_create
-    from risk.services import risk_assess_documents, risk_solve_documents
+    from jobs.models import Job, JobStatus
+    from jobs.services import job_create
     from tests.factories import DocumentFactory
+    from workers.tasks import TASKS
 
     project = project_create(name="offline risk")
     for i, text in enumerate([
@@ -71,10 +75,17 @@ RISK_JOB_SCRIPT = textwrap.dedent(
     ]):
         DocumentFactory.create(project=project, text=text, external_id=f"d{i}", position=i,
                                target_person="Cengiz Polat")
-    # The bodies of the risk_assess and risk_solve jobs, with every zero-shot measure.
-    settings = {"measures": ["lm", "linkage"]}
-    risk_assess_documents(project=project, document_ids=None, settings=settings)
-    risk_solve_documents(project=project, document_ids=None, settings=settings)
+    # The risk job itself, with every zero-shot measure: its Celery tasks run here, in
+    # this process, through the runner and the job bodies the worker runs.
+    assess = job_create(kind="risk_assess", params={"measures": ["lm", "linkage"]},
+                        project=project)
+    TASKS["risk_assess"].apply(args=[assess.pk])
+    assess.refresh_from_db()
+    assert assess.status == JobStatus.SUCCEEDED, assess.error
+    solve = Job.objects.get(pk=assess.result["solve_job_id"], kind="risk_solve")
+    TASKS["risk_solve"].apply(args=[solve.pk])
+    solve.refresh_from_db()
+    assert solve.status == JobStatus.SUCCEEDED, solve.error
     sets = AnnotationSet.objects.filter(source=SetSource.MASKING)
     assert sets.count() == 2, sets
     assert all(span.attrs["reasons"] for s in sets for span in s.spans.all())

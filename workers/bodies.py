@@ -7,6 +7,7 @@ as a failure.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from knowledge.models import KnowledgeBase
 from knowledge.services import distant_label_project, knowledge_base_build, masker_train
 from ml.models import ModelVersion
 from ml.services.preannotation import preannotate_documents
+from ml.services.risk_training import masked_lm_train, risk_classifier_train
 from ml.services.training import recognizer_train
 from risk.services import risk_assess_documents, risk_solve_documents
 from risk.validators import RISK_SOLVE
@@ -83,8 +85,9 @@ def preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:
     )
 
 
-def train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
-    model_version = recognizer_train(
+def _train(train: Callable[..., ModelVersion], job: Job, reporter: Reporter) -> dict[str, Any]:
+    """A training job: the service trains on the project and registers the model."""
+    model_version = train(
         project=_project_of(job),
         params=job.params,
         job=job,
@@ -92,6 +95,18 @@ def train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
         progress=reporter,
     )
     return _model_result(model_version)
+
+
+def train_recognizer(job: Job, reporter: Reporter) -> dict[str, Any]:
+    return _train(recognizer_train, job, reporter)
+
+
+def train_risk(job: Job, reporter: Reporter) -> dict[str, Any]:
+    return _train(risk_classifier_train, job, reporter)
+
+
+def train_mlm(job: Job, reporter: Reporter) -> dict[str, Any]:
+    return _train(masked_lm_train, job, reporter)
 
 
 def kb_build(job: Job, reporter: Reporter) -> dict[str, Any]:

@@ -25,8 +25,12 @@ from knowledge.validators import (
 )
 from ml.validators import (
     PREANNOTATE,
+    TRAIN_MLM,
     TRAIN_RECOGNIZER,
+    TRAIN_RISK,
+    mlm_training_params_validate,
     preannotate_params_validate,
+    risk_training_params_validate,
     training_params_validate,
 )
 from risk.validators import RISK_ASSESS, RISK_SOLVE, risk_params_validate
@@ -84,6 +88,29 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         time_limit=12 * HOUR + 600,
         max_retries=1,
         body=bodies.train_recognizer,
+    ),
+    JobKindEntry(
+        name=TRAIN_RISK,
+        label="Train risk classifier",
+        task_name="sanitizer.train_risk",
+        # The recognizer runs over the training documents first.
+        queue="gpu",
+        validate=risk_training_params_validate,
+        soft_time_limit=6 * HOUR,
+        time_limit=6 * HOUR + 300,
+        max_retries=1,
+        body=bodies.train_risk,
+    ),
+    JobKindEntry(
+        name=TRAIN_MLM,
+        label="Train masked language model",
+        task_name="sanitizer.train_mlm",
+        queue="gpu",
+        validate=mlm_training_params_validate,
+        soft_time_limit=12 * HOUR,
+        time_limit=12 * HOUR + 600,
+        max_retries=1,
+        body=bodies.train_mlm,
     ),
     JobKindEntry(
         name=KB_IMPORT,

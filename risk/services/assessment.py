@@ -18,7 +18,9 @@ from annotation.services import ProgressCallback
 from common.errors import DomainError
 from jobs.models import Job
 from ml.loading import recognizer_load
-from ml.models import ModelVersion
+from ml.models import ModelKind
+from ml.selectors import active_model_version, model_version_find
+from ml.validators import TRAIN_MLM, TRAIN_RISK
 from risk.models import RiskAssessment
 from risk.selectors import project_risk_defaults
 from sanitizer.risk import RiskDocument, risk_measures
@@ -26,16 +28,42 @@ from sanitizer.risk.entities import entity_text
 from sanitizer.risk.options import RiskOptions, RiskOptionsError
 from sanitizer.risk.pipeline import RiskMasker, risk_document
 
-# The job parameters that are risk settings (document_ids and the model id are not).
+# The job parameters that are risk settings (document_ids and the model ids are not).
 SETTING_KEYS = ("measures", "threshold", "k", "max_arity")
 
 
-def risk_options(settings: Mapping[str, Any]) -> RiskOptions:
-    """Library options from job parameters; a supervised model is named by its version id."""
+# The job that makes a model of each kind, for the message when none is active.
+TRAIN_JOB: dict[str, str] = {ModelKind.RISK_CLASSIFIER: TRAIN_RISK, ModelKind.MASKED_LM: TRAIN_MLM}
+
+
+def _model_artefact(model_id: int | None, project: Project | None, kind: str) -> str:
+    """The files of model version ``model_id``, else of the project's active model of
+    ``kind`` (or the active shared one)."""
+    if model_id is not None:
+        version = model_version_find(model_version_id=model_id)
+        if version is None or version.kind != kind:
+            raise DomainError(f"no {kind} model version {model_id!r}")
+    else:
+        version = active_model_version(project=project, kind=kind)
+        if version is None:
+            raise DomainError(
+                f"no active {kind} model in this project: train one ({TRAIN_JOB[kind]} job) "
+                f"and activate it, or name one by its version id"
+            )
+    return version.artefact_path
+
+
+def risk_options(settings: Mapping[str, Any], *, project: Project | None = None) -> RiskOptions:
+    """Library options from job parameters. The supervised measure reads the classifier
+    named by ``risk_model_version_id``, else the project's active one; the ``mlm`` scorer
+    reads the masked LM named by ``mlm_model_version_id``."""
     values: dict[str, Any] = {k: settings[k] for k in SETTING_KEYS if settings.get(k) is not None}
     model_id = settings.get("risk_model_version_id")
-    if model_id is not None:
-        values["risk_model"] = ModelVersion.objects.get(pk=model_id).artefact_path
+    if model_id is not None or "supervised" in (values.get("measures") or ()):
+        values["risk_model"] = _model_artefact(model_id, project, ModelKind.RISK_CLASSIFIER)
+    mlm_id = settings.get("mlm_model_version_id")
+    if mlm_id is not None:
+        values["mlm"] = _model_artefact(mlm_id, project, ModelKind.MASKED_LM)
     try:
         return RiskOptions.from_mapping(values).validate()
     except RiskOptionsError as exc:
@@ -102,7 +130,7 @@ def risk_assess_documents(
     """
     # The project's privacy_settings["risk"] fill what the job's parameters leave unset.
     settings = {**project_risk_defaults(project=project), **settings}
-    options = risk_options(settings)
+    options = risk_options(settings, project=project)
     measures = options.active_measures
     recognizer = recognizer_load(project=project)
     background = [(d.external_id, d.text) for d in project.documents.only("external_id", "text")]

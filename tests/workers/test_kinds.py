@@ -11,6 +11,8 @@ TASK_NAMES = {
     "import": "sanitizer.import_documents",
     "preannotate": "sanitizer.preannotate",
     "train_recognizer": "sanitizer.train_recognizer",
+    "train_risk": "sanitizer.train_risk",
+    "train_mlm": "sanitizer.train_mlm",
     "kb_import": "sanitizer.kb_build",
     "distant_label": "sanitizer.distant_label",
     "train_masker": "sanitizer.train_masker",

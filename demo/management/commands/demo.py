@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from demo.loading import demo_load
+from demo.loading import demo_load, demo_queue_risk
 
 
 class Command(BaseCommand):
@@ -44,6 +44,9 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         logins = demo_load()
         call_command("collectstatic", interactive=False, verbosity=0)
+        # Without a worker the job would wait in the broker for one that never comes.
+        if not options["no_worker"]:
+            demo_queue_risk()
 
         env = {**os.environ, "SANITIZER_DEMO": "1"}
         children: list[subprocess.Popen[bytes]] = []

@@ -10,7 +10,9 @@ Layout of a model directory::
 package that made the model and the SHA-256
 of ``model.joblib``; :meth:`SupervisedRiskModel.load` refuses a directory whose features or
 format it does not know, or whose estimator file was changed. joblib files are pickles:
-load only model directories you (or your project) made.
+load only model directories you (or your project) made. A directory whose ``format`` is
+:data:`TRANSFORMER_FORMAT` holds the transformer classifier instead; :meth:`load` returns it
+(same ``predict`` interface).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from sanitizer.risk.supervised.features import FEATURES, CollectionFrequency, en
 from sanitizer.risk.surprisal import SurprisalScorer
 
 MODEL_FORMAT = "sanitizer-supervised-risk/1"
+TRANSFORMER_FORMAT = "sanitizer-supervised-risk-transformer/1"
+"""The transformer classifier's directories (:mod:`~sanitizer.risk.supervised.transformer`)."""
 MODEL_VERSION = "gbdt-features-1"
 """Changes when the features or the training recipe change (stored as ``version``)."""
 MODEL_FILE = "model.joblib"
@@ -53,6 +57,14 @@ def package_version() -> str:
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _format(config_path: Path) -> object:
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise RiskModelError(f"{config_path}: not JSON ({exc})") from exc
+    return config.get("format") if isinstance(config, Mapping) else None
 
 
 @dataclass
@@ -105,6 +117,11 @@ class SupervisedRiskModel:
         """Read a directory written by :meth:`save` (``RiskModelError`` when unusable)."""
         source = Path(directory)
         config_path, model_path = source / CONFIG_FILE, source / MODEL_FILE
+        if config_path.is_file() and _format(config_path) == TRANSFORMER_FORMAT:
+            # Imported here: the transformer module needs torch and the risk pipeline.
+            from sanitizer.risk.supervised.transformer import TransformerRiskModel
+
+            return TransformerRiskModel.load(source)
         if not config_path.is_file() or not model_path.is_file():
             raise RiskModelError(
                 f"{source}: no supervised risk model here (expected {CONFIG_FILE} and "

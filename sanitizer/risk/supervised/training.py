@@ -23,6 +23,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_auc_score
 from sklearn.model_selection import GroupKFold
 
+from sanitizer.risk import RiskDocument, RiskEntity
 from sanitizer.risk.measures.common import candidates
 from sanitizer.risk.pipeline import risk_document
 from sanitizer.risk.supervised.features import FEATURES, CollectionFrequency, entity_features
@@ -102,6 +103,23 @@ def build_dataset(documents: Sequence[LabelledDocument], scorer: str = DEFAULT_S
     rows: list[list[float]] = []
     labels: list[int] = []
     groups: list[str] = []
+    examples, left_out = labelled_entities(documents)
+    for document, entity, label in examples:
+        rows.append(entity_features(document, entity, surprisal, collection))
+        labels.append(label)
+        groups.append(document.doc_id)
+    X = np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
+    return Dataset(X, np.asarray(labels, dtype=int), np.asarray(groups), left_out)
+
+
+def labelled_entities(
+    documents: Sequence[LabelledDocument],
+) -> tuple[list[tuple[RiskDocument, RiskEntity, int]], int]:
+    """``([(document, candidate entity, 1 = MASK / 0 = KEEP), ...], left out on a tie)``.
+
+    Shared by every model kind, so they all learn the same decisions.
+    """
+    out: list[tuple[RiskDocument, RiskEntity, int]] = []
     left_out = 0
     for doc in documents:
         document = risk_document(doc.doc_id, doc.text, doc.spans, doc.meta)
@@ -111,12 +129,23 @@ def build_dataset(documents: Sequence[LabelledDocument], scorer: str = DEFAULT_S
             label = decided[entity.entity_id]
             if label is None:
                 left_out += 1
-                continue
-            rows.append(entity_features(document, entity, surprisal, collection))
-            labels.append(int(label))
-            groups.append(doc.doc_id)
-    X = np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
-    return Dataset(X, np.asarray(labels, dtype=int), np.asarray(groups), left_out)
+            else:
+                out.append((document, entity, int(label)))
+    return out, left_out
+
+
+def mask_metrics(y: np.ndarray, scores: np.ndarray, threshold: float) -> dict[str, Any]:
+    """ROC AUC, accuracy and precision/recall/F1 of the MASK class for p(mask) ``scores``."""
+    predicted = (scores >= threshold).astype(int)
+    both = len(set(y.tolist())) == 2
+    return {
+        "threshold": threshold,
+        "roc_auc": round(float(roc_auc_score(y, scores)), 4) if both else None,
+        "accuracy": round(float(accuracy_score(y, predicted)), 4),
+        "precision_mask": round(float(precision_score(y, predicted, zero_division=0)), 4),
+        "recall_mask": round(float(recall_score(y, predicted, zero_division=0)), 4),
+        "f1_mask": round(float(f1_score(y, predicted, zero_division=0)), 4),
+    }
 
 
 def _estimator(params: Mapping[str, Any], seed: int) -> HistGradientBoostingClassifier:
@@ -143,16 +172,7 @@ def cross_validate(
             continue
         model = _estimator(params or {}, seed).fit(data.X[train], data.y[train])
         scores[test] = model.predict_proba(data.X[test])[:, list(model.classes_).index(1)]
-    predicted = (scores >= threshold).astype(int)
-    return {
-        "folds": folds,
-        "threshold": threshold,
-        "roc_auc": round(float(roc_auc_score(data.y, scores)), 4),
-        "accuracy": round(float(accuracy_score(data.y, predicted)), 4),
-        "precision_mask": round(float(precision_score(data.y, predicted, zero_division=0)), 4),
-        "recall_mask": round(float(recall_score(data.y, predicted, zero_division=0)), 4),
-        "f1_mask": round(float(f1_score(data.y, predicted, zero_division=0)), 4),
-    }
+    return {"folds": folds, **mask_metrics(data.y, scores, threshold)}
 
 
 def train_risk_model(

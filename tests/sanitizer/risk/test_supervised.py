@@ -229,7 +229,8 @@ def test_cli_train_risk_then_sanitize_explains_every_supervised_mask(tmp_path: P
     model = tmp_path / "model"
     refused = _manage("train_risk", "--gold", str(gold), "--output", str(model),
                       "--base-model", "roberta-base", "--epochs", "2")  # fmt: skip
-    assert refused.returncode != 0 and "not available yet" in refused.stderr
+    # An encoder that is neither a local directory nor cached offline fails, writing nothing.
+    assert refused.returncode != 0 and "--base-model roberta-base" in refused.stderr
     assert not model.exists()
     trained = _manage("train_risk", "--gold", str(gold), "--output", str(model),
                       "--documents", "0:12", "--folds", "3")  # fmt: skip
