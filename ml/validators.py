@@ -17,7 +17,7 @@ from jobs.services import JobStateError
 from jobs.validators import id_param, int_param
 from ml.models import ModelKind
 from ml.selectors import model_version_in_scope
-from ml.services.risk_training import MLM_TRAINING_KEYS, RISK_TRAINING_KEYS
+from ml.services.risk_training import MLM_TRAINING_KEYS, RISK_CLASSIFIERS, RISK_TRAINING_KEYS
 from ml.services.training import TRAINING_JOB_KEYS
 
 # Names of the job kinds whose data this app owns (workers/kinds.py registers them).
@@ -88,6 +88,11 @@ def risk_training_params_validate(params: dict[str, Any], project: Any) -> None:
     """Parameters of ``train_risk`` (the supervised risk classifier)."""
     _known_keys(params, RISK_TRAINING_KEYS)
     _name_and_base_model(params)
+    if params.get("classifier", "gbdt") not in RISK_CLASSIFIERS:
+        raise JobStateError(f"classifier must be one of: {', '.join(RISK_CLASSIFIERS)}")
+    int_param(params, "epochs", 1, 1000)
+    int_param(params, "max_steps", 1, 100_000)
+    int_param(params, "batch_size", 1, 256)
     int_param(params, "folds", 2, 20)
     int_param(params, "seed", 0, 2**31 - 1)
     _number_param(params, "threshold", 0.0, 1.0)

@@ -29,7 +29,21 @@ from ml.selectors import training_documents
 from ml.services.model_versions import model_version_create
 
 # Job parameters of each kind (ml.validators checks them).
-RISK_TRAINING_KEYS = ("name", "folds", "threshold", "seed", "activate")
+RISK_TRAINING_KEYS = (
+    "name",
+    "classifier",
+    "base_model",
+    "epochs",
+    "max_steps",
+    "batch_size",
+    "folds",
+    "threshold",
+    "seed",
+    "activate",
+)
+# "gbdt": gradient boosting over features (minutes on a CPU); "transformer": the encoder
+# fine-tuned on the entity in context (NTS input), for gpu workers.
+RISK_CLASSIFIERS = ("gbdt", "transformer")
 MLM_TRAINING_KEYS = (
     "name",
     "base_model",
@@ -109,14 +123,20 @@ def risk_classifier_train(
     predictions = recognizer.predict_batch([r["text"] for r in records])
     spans = {r["doc_id"]: p for r, p in zip(records, predictions, strict=True)}
     threshold = params.get("threshold")
+    threshold = DEFAULT_SUPERVISED_THRESHOLD if threshold is None else float(threshold)
+    documents = labelled_documents(records, spans)
+    model: Any
     try:
-        model = train_risk_model(
-            labelled_documents(records, spans),
-            folds=int(params.get("folds", 5)),
-            seed=int(params.get("seed", 0)),
-            threshold=DEFAULT_SUPERVISED_THRESHOLD if threshold is None else float(threshold),
-            source=f"project {project.pk}",
-        )
+        if params.get("classifier", "gbdt") == "transformer":
+            model = _transformer_train(documents, params, threshold, source=f"project {project.pk}")
+        else:
+            model = train_risk_model(
+                documents,
+                folds=int(params.get("folds", 5)),
+                seed=int(params.get("seed", 0)),
+                threshold=threshold,
+                source=f"project {project.pk}",
+            )
     except ValueError as exc:
         raise DomainError(str(exc)) from exc
     target = model.save(_output_dir(name))
@@ -127,7 +147,11 @@ def risk_classifier_train(
         version=_version(),
         artefact_path=str(target.resolve()),
         base_model=str(config.get("model", "")),
-        config={k: config[k] for k in ("version", "model", "params", "scorer", "threshold")},
+        config={
+            k: config[k]
+            for k in ("version", "model", "base_model", "params", "scorer", "threshold")
+            if k in config
+        },
         training_summary={
             **config["training"],
             "recognizer": f"{recognizer.name}@{recognizer.version}",
@@ -137,6 +161,32 @@ def risk_classifier_train(
         job=job,
         created_by=created_by,
         activate=bool(params.get("activate", False)),
+    )
+
+
+def _transformer_train(
+    documents: Any, params: dict[str, Any], threshold: float, *, source: str
+) -> Any:
+    """The transformer classifier; the base model defaults to TRANSFORMER_BASE_MODEL,
+    else the bundled MiniLM (ml.validators allows only ALLOWED_BASE_MODELS)."""
+    from sanitizer.risk.supervised.transformer import (
+        TransformerRiskParams,
+        train_transformer_risk_model,
+    )
+
+    defaults = TransformerRiskParams()
+    schedule = TransformerRiskParams(
+        epochs=int(params.get("epochs") or defaults.epochs),
+        batch_size=int(params.get("batch_size") or defaults.batch_size),
+        seed=int(params.get("seed") or defaults.seed),
+        max_steps=int(params["max_steps"]) if params.get("max_steps") else None,
+    )
+    return train_transformer_risk_model(
+        documents,
+        base_model=params.get("base_model") or settings.TRANSFORMER_BASE_MODEL or None,
+        params=schedule,
+        threshold=threshold,
+        source=source,
     )
 
 

@@ -187,6 +187,9 @@ def test_train_mlm_stores_a_version_with_top5_used_by_the_scorer(settings, tmp_p
         (risk_training_params_validate, {"threshold": 2}, "threshold"),
         (risk_training_params_validate, {"output": "/tmp/x"}, "unknown"),
         (risk_training_params_validate, {"activate": "yes"}, "activate"),
+        (risk_training_params_validate, {"classifier": "svm"}, "classifier"),
+        (risk_training_params_validate, {"base_model": "/tmp/model"}, "ALLOWED_BASE_MODELS"),
+        (risk_training_params_validate, {"epochs": 0}, "epochs"),
         (mlm_training_params_validate, {"base_model": "/tmp/model"}, "ALLOWED_BASE_MODELS"),
         (mlm_training_params_validate, {"epochs": 1001}, "epochs"),
         (mlm_training_params_validate, {"max_steps": 100_001}, "max_steps"),
@@ -204,3 +207,28 @@ def test_good_training_parameters_pass():
     project, _ = make_project("valid project")
     risk_training_params_validate({"name": "risk-1", "folds": 3, "threshold": 0.4}, project)
     mlm_training_params_validate({"name": "mlm-1", "epochs": 2, "max_steps": 100}, project)
+
+
+def test_train_risk_job_offers_the_transformer_classifier(annotated, settings, tmp_path, tiny_mlm):
+    """The gpu worker's classifier: the encoder fine-tuned on the entity in context."""
+    settings.MODEL_DIR = tmp_path / "models"
+    settings.ALLOWED_BASE_MODELS = [tiny_mlm]
+    project, _ = annotated
+    params = {
+        "name": "tiny-transformer-risk",
+        "classifier": "transformer",
+        "base_model": tiny_mlm,
+        "max_steps": 2,
+        "batch_size": 4,
+    }
+    risk_training_params_validate(params, project)
+    model_version = risk_classifier_train(project=project, params=params)
+    assert model_version.kind == ModelKind.RISK_CLASSIFIER
+    assert model_version.config["base_model"] == tiny_mlm
+    loaded = SupervisedRiskModel.load(model_version.artefact_path)
+    assert type(loaded).__name__ == "TransformerRiskModel"
+    model_version_activate(model_version=model_version, confirm=True)
+    result = risk_assess_documents(
+        project=project, document_ids=None, settings={"measures": ["supervised"]}
+    )
+    assert result["documents"] == 2
