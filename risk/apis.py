@@ -113,7 +113,11 @@ class RiskCurveApi(BaseApi):
 
     class OutputSerializer(serializers.Serializer):
         points = PointSerializer(many=True)
-        documents = serializers.IntegerField()
+        documents = serializers.IntegerField(help_text="Documents the curve was computed on.")
+        assessed_documents = serializers.IntegerField()
+        sampled = serializers.BooleanField(
+            help_text="True when a large project was sampled evenly to bound the request."
+        )
 
     @extend_schema(
         parameters=[OpenApiParameter("thresholds", str, required=True)],

@@ -139,7 +139,13 @@ def risk_assess_documents(
         f"{recognizer.name}@{recognizer.version}|measures={','.join(measures)}"
         f"|scorer={masker.scorer.name}"
     )
-    stored_settings = {k: v for k, v in settings.items() if k != "document_ids"}
+    # The measures that actually ran are stored: a solve without explicit measures
+    # (the chained risk_solve, the dial) must break the combinations of all of them,
+    # whatever defaults or project settings say later.
+    stored_settings = {
+        **{k: v for k, v in settings.items() if k != "document_ids"},
+        "measures": list(measures),
+    }
     todo = _documents(project, document_ids)
     total = len(todo)
     if progress:

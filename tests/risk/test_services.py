@@ -167,3 +167,31 @@ def test_project_privacy_settings_are_the_defaults(risk_project):
     assessment.settings = {}
     masking = assessment_solve(assessment=assessment, requested={})
     assert masking.settings["threshold"] == DEFAULT_THRESHOLD
+
+
+def test_the_measures_that_ran_are_stored_and_solved_later(risk_project):
+    """An assessment made without explicit measures keeps the ones that ran: a later
+    solve with no measures (the chained job, the dial) breaks all their combinations,
+    whatever the project's settings say by then."""
+    project, _ = risk_project
+    risk_assess_documents(project=project, document_ids=None, settings={})
+    assessment = risk_assessments_latest(project=project)[0]
+    ran = assessment.settings["measures"]
+    assert ran and "lm" in ran
+    project.privacy_settings = {"risk": {"measures": ["linkage"]}}
+    project.save()
+    assessment.refresh_from_db()
+    masking = assessment_solve(assessment=assessment, requested={})
+    assert masking.settings["measures"] == ran
+
+
+def test_a_large_curve_is_sampled_to_a_bounded_number_of_solves(risk_project, monkeypatch):
+    from risk import selectors
+
+    project, _ = risk_project
+    _assess(project)
+    monkeypatch.setattr(selectors, "CURVE_SOLVE_BUDGET", 2)
+    curve = risk_curve(project=project, thresholds=[2.0, 8.0])
+    assert curve["assessed_documents"] == 2
+    assert curve["documents"] == 1 and curve["sampled"] is True
+    assert len(curve["points"]) == 2
