@@ -5,10 +5,7 @@ Plain Python (no Django): ``build_recognizer(config).predict(text) -> list[Entit
 """
 
 from sanitizer.recognizer.masking import (
-    MOST_SPECIFIC_LABELS,
     apply_strategy,
-    mask_all,
-    mask_most_specific,
     sanitize_documents,
     sanitize_file,
 )
@@ -28,7 +25,6 @@ from sanitizer.recognizer.registry import (
 )
 
 __all__ = [
-    "MOST_SPECIFIC_LABELS",
     "ComponentSpec",
     "OverlapPolicy",
     "Recognizer",
@@ -37,8 +33,6 @@ __all__ = [
     "build_recognizer",
     "component_registry",
     "is_legal_reference",
-    "mask_all",
-    "mask_most_specific",
     "masking_strategy",
     "recognizer_component",
     "resolve_overlaps",

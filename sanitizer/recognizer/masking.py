@@ -1,7 +1,7 @@
 """Applying masking strategies (which detected spans to mask) and TAB-format mask output.
 
 The strategies themselves are modules of :mod:`sanitizer.recognizer.strategies`, found through
-``strategy_registry``; the built-in ones are re-exported here.
+``strategy_registry``.
 """
 
 from __future__ import annotations
@@ -12,16 +12,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sanitizer.recognizer.registry import strategy_registry
-from sanitizer.recognizer.strategies.mask_all import mask_all
-from sanitizer.recognizer.strategies.most_specific import MOST_SPECIFIC_LABELS, mask_most_specific
 from sanitizer.types import EntitySpan
 
 __all__ = [
-    "MOST_SPECIFIC_LABELS",
     "apply_strategy",
     "document_masker",
-    "mask_all",
-    "mask_most_specific",
     "sanitize_documents",
     "sanitize_file",
 ]

@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer.recognizer import (
-    apply_strategy,
-    mask_all,
-    mask_most_specific,
-    sanitize_documents,
-    sanitize_file,
-)
+from sanitizer.recognizer import apply_strategy, sanitize_documents, sanitize_file
+from sanitizer.recognizer.strategies.mask_all import mask_all
+from sanitizer.recognizer.strategies.most_specific import mask_most_specific
 from sanitizer.types import EntitySpan
 
 TEXT = "Anna, a nurse, paid EUR 5 in Oslo."
