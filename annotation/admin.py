@@ -1,3 +1,6 @@
+from typing import Any
+
+from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -11,6 +14,8 @@ from annotation.models import (
     Span,
     SpanEvent,
 )
+from annotation.services.documents import document_text_locked
+from sanitizer.formats.tab import reserved_meta_keys
 
 
 class MembershipInline(admin.TabularInline):
@@ -24,11 +29,56 @@ class ProjectAdmin(admin.ModelAdmin):
     inlines = [MembershipInline]
 
 
+class DocumentAdminForm(forms.ModelForm):
+    """The admin's edits obey the services' rules: no text change once the document
+    is annotated (the field is read-only then, and refused here too), and the app's
+    reserved meta keys (``_tab_extra``) stay as the import wrote them."""
+
+    class Meta:
+        model = Document
+        fields = (
+            "project",
+            "external_id",
+            "text",
+            "meta",
+            "task",
+            "split",
+            "target_person",
+            "status",
+            "position",
+        )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        stored = Document.objects.filter(pk=self.instance.pk).first()
+        if stored is None:
+            return cleaned
+        if "text" in cleaned and cleaned["text"] != stored.text and document_text_locked(stored):
+            self.add_error("text", "the text of an annotated document cannot change")
+        meta = cleaned.get("meta")
+        if isinstance(meta, dict):
+            given = {key: meta[key] for key in reserved_meta_keys(meta)}
+            kept = {key: stored.meta[key] for key in reserved_meta_keys(stored.meta)}
+            if given != kept:
+                self.add_error("meta", "keys starting with '_' belong to the app and cannot change")
+        return cleaned
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
+    form = DocumentAdminForm
     list_display = ("external_id", "project", "split", "status", "target_person")
     list_filter = ("project", "split", "status")
     search_fields = ("external_id", "target_person")
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: Document | None = None
+    ) -> list[str] | tuple[str, ...]:
+        readonly = list(super().get_readonly_fields(request, obj))
+        if obj is not None and document_text_locked(obj):
+            # Every span's offsets point into this text: see document_text_locked.
+            readonly.append("text")
+        return readonly
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -41,7 +41,9 @@ class Split(models.TextChoices):
 
 
 class Project(models.Model):
-    name = models.CharField(max_length=200, unique=True)
+    # Unique per creator, not across the site: a global check would tell anyone who
+    # tries a name that some project (of other people) already carries it.
+    name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     guidelines = models.TextField(blank=True, help_text="Annotation guidelines (Markdown).")
     k_anonymity = models.PositiveIntegerField(default=5)
@@ -60,6 +62,12 @@ class Project(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
+            # Projects made by commands (no creator) share one namespace: NULLS NOT DISTINCT.
+            models.UniqueConstraint(
+                fields=["created_by", "name"],
+                nulls_distinct=False,
+                name="project_unique_name_per_creator",
+            ),
             models.CheckConstraint(condition=Q(k_anonymity__gte=1), name="project_k_at_least_one"),
             models.CheckConstraint(
                 condition=Q(risk_threshold__gte=0) & Q(risk_threshold__lte=1),
@@ -86,6 +94,44 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.project} as {self.role}"
+
+
+class InvitationStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+
+
+class Invitation(models.Model):
+    """An offer of membership: the Membership row exists only once the invitee accepts,
+    so nobody is put into a project (and shown its documents) without consent."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(
+        max_length=16, choices=InvitationStatus.choices, default=InvitationStatus.PENDING
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    responded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "user"],
+                condition=Q(status="pending"),
+                name="invitation_one_pending_per_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} invited to {self.project} as {self.role} ({self.status})"
 
 
 class DocumentStatus(models.TextChoices):

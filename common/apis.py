@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.openapi import AutoSchema
@@ -12,11 +13,12 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from common.errors import DomainError, StaleVersionError
+from common.errors import DomainError, StaleVersionError, TooLargeError
+from common.pagination import CappedLimitOffsetPagination
+from sanitizer.formats.bounded_json import JsonLimitError, check_value
 from sanitizer.formats.tab import FormatError
 
 
@@ -38,6 +40,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             },
             status=status.HTTP_400_BAD_REQUEST,
         )
+    if isinstance(exc, TooLargeError):
+        set_rollback()
+        return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, DomainError):
         set_rollback()
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
@@ -66,7 +71,8 @@ class BaseApi(APIView):
 
 class BaseListApi(BaseApi):
     # No docstring: spectacular would copy it into every list operation.
-    pagination_class: Any = api_settings.DEFAULT_PAGINATION_CLASS
+    # Capped even if the setting names another class.
+    pagination_class: Any = CappedLimitOffsetPagination
 
     def paginated(
         self, request: Request, queryset: QuerySet[Any] | list[Any], output: type
@@ -77,9 +83,16 @@ class BaseListApi(BaseApi):
 
 
 def parse(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """Validated input; values PostgreSQL cannot store (NUL, lone surrogates, NaN) are
+    refused naming the field, whichever parser (JSON or a form) they came through."""
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    validated = dict(serializer.validated_data)
+    try:
+        check_value(validated, max_depth=settings.JSON_MAX_DEPTH + 1)
+    except JsonLimitError as exc:
+        raise serializers.ValidationError({exc.field or "non_field_errors": [str(exc)]}) from exc
+    return validated
 
 
 def current_user(request: Request) -> Any:

@@ -9,6 +9,10 @@ class DomainError(Exception):
     """A request that breaks a business rule (HTTP 400)."""
 
 
+class TooLargeError(Exception):
+    """An upload or body over its configured limit (HTTP 413)."""
+
+
 class StaleVersionError(Exception):
     """A write based on an outdated read (HTTP 409); carries the current state."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -27,7 +28,12 @@ from annotation.models import (
     SemanticType,
     Span,
 )
-from annotation.selectors import annotator_set_allowed, home_projects, project_document_table
+from annotation.selectors import (
+    annotator_set_allowed,
+    home_projects,
+    invitations_pending_for_user,
+    project_document_table,
+)
 from annotation.services import RECOGNIZER_COMPONENTS_KEY
 from risk.selectors import risk_assessment_latest
 from risk.services.solving import effective_settings
@@ -136,6 +142,20 @@ def _key_help(vocabulary: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def _document_page_links(projects_page: int, entry: dict[str, Any]) -> dict[str, str]:
+    """The previous and next links of one project's document table."""
+    page = entry["documents_page"]
+    links = {}
+    for key, wanted, present in (
+        ("previous", page.number - 1, page.has_previous()),
+        ("next", page.number + 1, page.has_next()),
+    ):
+        if present:
+            query = {"page": projects_page, "project": entry["project"].pk, "docs": wanted}
+            links[key] = f"?{urlencode(query)}"
+    return links
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     # The new-project form offers the registered recognizer components and the defaults.
@@ -147,7 +167,20 @@ def home(request: HttpRequest) -> HttpResponse:
             "risk_threshold": Project._meta.get_field("risk_threshold").default,
         },
     }
-    context = {"projects": home_projects(user=request.user), "config": config}
+    # ?page= pages the projects, ?project=<id>&docs= the documents of one project.
+    wanted = request.GET.get("project", "")
+    document_pages = {int(wanted): request.GET.get("docs", 1)} if wanted.isdigit() else {}
+    home = home_projects(
+        user=request.user, page=request.GET.get("page", 1), document_pages=document_pages
+    )
+    for entry in home.entries:
+        entry["links"] = _document_page_links(home.projects.number, entry)
+    context = {
+        "projects": home.entries,
+        "projects_page": home.projects,
+        "invitations": invitations_pending_for_user(user=request.user),
+        "config": config,
+    }
     return render(request, "frontend/home.html", context)
 
 

@@ -29,6 +29,9 @@ class JobKindSpec:
     # False for kinds whose parameters clients must not choose (an import names a
     # server path): the job API refuses them, services still queue them.
     creatable: bool = True
+    # Runs of one job, counted before the work starts: a job whose worker died this
+    # many times fails instead of running again (a bad input must not crash-loop).
+    max_attempts: int = 3
 
 
 _REGISTRY: dict[str, JobKindSpec] = {}

@@ -33,7 +33,12 @@ class Job(models.Model):
     error = models.TextField(blank=True)
     queue = models.CharField(max_length=16, default="cpu")
     celery_task_id = models.CharField(max_length=255, blank=True)
+    # Runs started (job_start): a worker that dies mid-run leaves no outcome, so the
+    # count, written before the work, is what bounds a crash loop.
     attempts = models.PositiveIntegerField(default=0)
+    # The last sign of life of a running job (or when a queued job was sent): the
+    # janitor re-queues a job whose worker vanished (jobs.services.jobs_janitor).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

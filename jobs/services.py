@@ -9,6 +9,7 @@ worker never looks for a row that is not there yet.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from celery import current_app
@@ -16,6 +17,8 @@ from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transacti
 from django.utils import timezone
 
 from common.errors import DomainError
+from common.uploads import upload_discard
+from jobs.errors import TRACEBACK_HEAD, public_error
 from jobs.kinds import job_kind_get
 from jobs.models import FINISHED_STATUSES, Job, JobStatus
 
@@ -23,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 LOG_TAIL_CHARS = 8000
 PROGRESS_DB = "progress"
+# For a job whose kind is no longer registered.
+DEFAULT_MAX_ATTEMPTS = 3
 
 
 class JobCancelledError(Exception):
@@ -44,10 +49,23 @@ def _enqueue(job_id: int, task_name: str, queue: str) -> None:
             job_id,
             JobStatus.FAILED,
             "failed: could not reach the task broker",
-            error=f"could not reach the task broker: {exc}",
+            error=public_error(f"could not reach the task broker: {exc}"),
         )
         return
-    Job.objects.filter(pk=job_id).update(celery_task_id=result.id)
+    # The send time is the queued job's last sign of life (jobs.janitor).
+    Job.objects.filter(pk=job_id).update(celery_task_id=result.id, heartbeat_at=timezone.now())
+
+
+def job_max_attempts(kind: str) -> int:
+    spec = job_kind_get(kind)
+    return spec.max_attempts if spec is not None else DEFAULT_MAX_ATTEMPTS
+
+
+def worker_died_message(attempts: int, limit: int) -> str:
+    return (
+        f"worker died {attempts} times while running this job "
+        f"(at most {limit} attempts); not trying again"
+    )
 
 
 @transaction.atomic
@@ -87,20 +105,40 @@ def job_start(*, job_id: int, task_id: str = "") -> Job | None:
     """Claim the job for this task run, or return None if there is nothing to do.
 
     A finished or cancelled job is never run again; a running job is resumed only
-    by a redelivery of the same Celery task (the worker died mid-run).
+    by a redelivery of the same Celery task (the worker died mid-run). The attempt
+    is counted and committed before the work starts: a run that kills its worker
+    records no outcome, so only this count stops a crash loop. A job that used up
+    its kind's attempts fails here instead of running again.
     """
     job = Job.objects.select_for_update().filter(pk=job_id).first()
     if job is None or job.status in FINISHED_STATUSES:
         return None
     if job.status == JobStatus.RUNNING and task_id and job.celery_task_id not in ("", task_id):
         return None
+    limit = job_max_attempts(job.kind)
+    if job.attempts >= limit:
+        # Every earlier run ended without an outcome (a transient error on the last
+        # allowed attempt fails the job in the runner): the worker died each time.
+        message = worker_died_message(job.attempts, limit)
+        _finish(job.pk, JobStatus.FAILED, f"failed: {message}", error=message)
+        return None
+    now = timezone.now()
     job.status = JobStatus.RUNNING
-    job.started_at = job.started_at or timezone.now()
+    job.started_at = job.started_at or now
+    job.heartbeat_at = now
     job.attempts += 1
     if task_id:
         job.celery_task_id = task_id
-    job.save(update_fields=["status", "started_at", "attempts", "celery_task_id"])
+    job.save(update_fields=["status", "started_at", "heartbeat_at", "attempts", "celery_task_id"])
     return job
+
+
+def job_heartbeat(*, job_id: int) -> None:
+    """Say that the running job's worker is alive (a timer of the runner calls this)."""
+    alias = _progress_alias()
+    Job.objects.using(alias).filter(pk=job_id, status=JobStatus.RUNNING).update(
+        heartbeat_at=timezone.now()
+    )
 
 
 def _append_log(tail: str, message: str) -> str:
@@ -127,14 +165,14 @@ def _write_tail(job_id: int, done: int | None, total: int | None, message: str) 
             )
             if job.status == JobStatus.CANCELLED:
                 raise JobCancelledError(job_id)
-            updates: dict[str, Any] = {}
+            # Any report is a sign of life (jobs.janitor re-queues silent running jobs).
+            updates: dict[str, Any] = {"heartbeat_at": timezone.now()}
             if total is not None and done is not None:
                 updates["progress_total"] = total
                 updates["progress_done"] = min(done, total) if total else done
             if message:
                 updates["log_tail"] = _append_log(job.log_tail, message)
-            if updates:
-                Job.objects.using(alias).filter(pk=job_id).update(**updates)
+            Job.objects.using(alias).filter(pk=job_id).update(**updates)
     except OperationalError:
         if alias == DEFAULT_DB_ALIAS or connections[alias].vendor != "sqlite":
             raise
@@ -171,7 +209,21 @@ def _finish(job_id: int, status: str, message: str = "", **fields: Any) -> Job:
         if status == JobStatus.SUCCEEDED and job.progress_total:
             job.progress_done = job.progress_total
         job.save()
+        upload = job_upload(job)
+        if upload is not None:
+            # Kept until now so that a retried attempt still finds it; personal data
+            # goes as soon as no attempt will read it again.
+            transaction.on_commit(lambda: upload_discard(path=upload))
         return job
+
+
+def job_upload(job: Job) -> Path | None:
+    """The uploaded file the job reads and owns (``params["delete_after"]``), if any."""
+    params = job.params if isinstance(job.params, dict) else {}
+    path = params.get("path")
+    if not params.get("delete_after") or not isinstance(path, str) or not path:
+        return None
+    return Path(path)
 
 
 def job_succeed(*, job_id: int, result: dict[str, Any], message: str = "done") -> Job:
@@ -179,9 +231,54 @@ def job_succeed(*, job_id: int, result: dict[str, Any], message: str = "done") -
 
 
 def job_fail(*, job_id: int, error: str) -> Job:
+    if TRACEBACK_HEAD in error:
+        # For admins: the log keeps the traceback; users see no server paths (jobs.errors).
+        logger.error("job %s failed\n%s", job_id, error)
+    error = public_error(error)
     # The last line of a traceback is the exception itself: that is what people read.
     headline = error.strip().splitlines()[-1] if error.strip() else ""
     return _finish(job_id, JobStatus.FAILED, f"failed: {headline}", error=error[-4000:])
+
+
+@transaction.atomic
+def job_retry(*, job: Job, user: Any = None) -> Job:
+    """Queue a failed or cancelled job again, as new: its attempts count from zero.
+
+    The parameters are checked again (what they name may be gone). An import whose
+    upload was removed when it ended cannot run again: the file must be uploaded anew.
+    """
+    job = Job.objects.select_for_update().get(pk=job.pk)
+    if job.status not in (JobStatus.FAILED, JobStatus.CANCELLED):
+        raise JobStateError(f"only failed or cancelled jobs can be retried; this one {job.status}")
+    spec = job_kind_get(job.kind)
+    if spec is None:
+        raise JobStateError(f"unknown job kind {job.kind!r}")
+    spec.validate(job.params, job.project)
+    upload = job_upload(job)
+    if upload is not None and not upload.exists():
+        raise JobStateError("the uploaded file was removed when the job ended; upload it again")
+    who = getattr(user, "username", "") or "system"
+    job.status = JobStatus.QUEUED
+    job.attempts = 0
+    job.error = ""
+    job.result = {}
+    job.progress_done = job.progress_total = 0
+    job.started_at = job.finished_at = job.heartbeat_at = None
+    job.celery_task_id = ""
+    job.log_tail = _append_log(job.log_tail, f"retried by {who}")
+    job.full_clean()
+    job.save()
+    transaction.on_commit(lambda: _enqueue(job.pk, spec.task_name, job.queue))
+    return job
+
+
+@transaction.atomic
+def job_delete(*, job: Job) -> None:
+    """Delete the job row; an upload it owns goes with it (personal data)."""
+    upload = job_upload(job)
+    job.delete()
+    if upload is not None:
+        transaction.on_commit(lambda: upload_discard(path=upload))
 
 
 def job_cancel(*, job: Job, user: Any = None) -> Job:

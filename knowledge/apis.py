@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import UploadedFile
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -20,6 +20,7 @@ from annotation import permissions
 from annotation.apis.jobs import JobOutputSerializer
 from annotation.permissions import ADMIN_ROLES
 from common.apis import BaseApi, BaseListApi, current_user, parse
+from common.parsers import UploadLimitMultiPartParser, upload_max_bytes
 from common.uploads import upload_save
 from knowledge.models import KbFormat, KbStatus
 from knowledge.selectors import (
@@ -78,7 +79,8 @@ class KnowledgeBaseDetailApi(BaseApi):
 
 
 class KnowledgeBaseUploadApi(BaseApi):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [UploadLimitMultiPartParser, FormParser]
+    upload_kind = "knowledge"  # settings.UPLOAD_MAX_BYTES: over it, 413
 
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField()
@@ -105,7 +107,12 @@ class KnowledgeBaseUploadApi(BaseApi):
         )
         data = parse(self.InputSerializer, request.data)
         upload: UploadedFile = data["file"]
-        path = upload_save(upload=upload, suffix=_SUFFIX[data["format"]], subdir="knowledge")
+        path = upload_save(
+            upload=upload,
+            suffix=_SUFFIX[data["format"]],
+            subdir="knowledge",
+            max_bytes=upload_max_bytes(self.upload_kind),
+        )
         params: dict[str, Any] = {k: data[k] for k in ("max_df", "language") if k in data}
         kb = knowledge_base_create(
             name=data["name"],

@@ -13,10 +13,13 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", RedocView.as_view(url_name="schema"), name="api-redoc"),
+    # Before annotation's URLs: /api/auth/token/ makes the hashed, expiring tokens.
+    path("api/", include("accounts.urls")),
     path("api/", include("annotation.urls")),
     path("api/", include("ml.urls")),
     path("api/", include("knowledge.urls")),
     path("api/", include("risk.urls")),
+    path("api/", include("reid.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("frontend.urls")),
 ]

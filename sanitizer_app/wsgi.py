@@ -15,5 +15,10 @@ application = get_wsgi_application()
 
 from django.conf import settings  # noqa: E402  (configured by the line above)
 
+from sanitizer_app.settings.base import check_secret_key  # noqa: E402
+
 if not (settings.SECRET_KEY_FROM_ENV or settings.DEBUG or settings.DEMO):
     raise ImproperlyConfigured("SECRET_KEY must be set to serve the web app (see .env.example).")
+if not (settings.DEBUG or settings.DEMO):
+    # Too short, or the example's own value: refused like a missing key.
+    check_secret_key(settings.SECRET_KEY)

@@ -166,9 +166,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def run_celery_worker(
-    *, database: dict[str, Any], log_dir: Path, queues: str = "cpu,gpu"
+    *, database: dict[str, Any], log_dir: Path, queues: str = "cpu,gpu", pool: str = "solo"
 ) -> Iterator[CeleryWorker]:
-    """Start a worker on a claimed Redis database, wait until it is ready, stop it after."""
+    """Start a worker on a claimed Redis database, wait until it is ready, stop it after.
+
+    ``pool="prefork"`` runs tasks in a child process (one), which a test may kill.
+    """
     original_broker = os.environ.get("CELERY_BROKER_URL")
     broker_url, redis_client = claim_redis_database(original_broker or DEFAULT_BROKER)
     log_path = log_dir / "celery-worker.log"
@@ -185,7 +188,7 @@ def run_celery_worker(
     }
     command = [
         sys.executable, "-m", "celery", "-A", "sanitizer_app", "worker",
-        "-Q", queues, "--pool=solo", "-c", "1", "--loglevel=INFO",
+        "-Q", queues, f"--pool={pool}", "-c", "1", "--loglevel=INFO",
         "-n", f"pytest-{os.getpid()}@%h",
         "--without-gossip", "--without-mingle", "--without-heartbeat",
     ]  # fmt: skip

@@ -28,6 +28,9 @@ DEMO_DOC_IDS = {
 # The demo assigns the first ten biographies alternately to alice and bob.
 BIOGRAPHY_IDS = [d["doc_id"] for d in json.loads((REPO / "fixtures/distant/docs.json").read_text())]
 ALICE_BIOGRAPHIES = set(BIOGRAPHY_IDS[0:10:2])
+# The long biographies with a target (the live rank) are also dealt out alternately.
+REID_IDS = [d["doc_id"] for d in json.loads((REPO / "fixtures/distant/reid_docs.json").read_text())]
+ALICE_REID = REID_IDS[0::2]
 
 
 def _free_port() -> int:
@@ -119,7 +122,7 @@ def test_demo_annotator_sees_their_documents(demo_server):
     base, _ = demo_server
     page = _login(base, "alice", "demo-alice-pass").open(base + "/").read().decode()
     shown = set(re.findall(r'<td class="doc-id">([^<]+)</td>', page))
-    assert shown == DEMO_DOC_IDS | ALICE_BIOGRAPHIES
+    assert shown == DEMO_DOC_IDS | ALICE_BIOGRAPHIES | set(ALICE_REID)
     assert "My queue" in page
 
 
@@ -164,6 +167,21 @@ def test_demo_shows_distant_labels_with_their_explanations(demo_server):
         text = tooltip.inner_text()
         assert "Why:" in text and "→" in text and "person" in text, text
         screenshot(page, "demo-distant-explanation")
+
+
+@pytest.mark.browser
+def test_demo_editor_shows_the_live_rank_of_a_long_biography(demo_server):
+    """A long biography's person is in the demo's knowledge base: unmasked, rank 1 of 2,000."""
+    from tests.frontend.browser import screenshot, wait_ready
+
+    base, _ = demo_server
+    with _demo_page(base, "alice", "demo-alice-pass") as page:
+        page.click(f"tr:has(td.doc-id:text-is('{ALICE_REID[0]}')) a.open-annotate")
+        wait_ready(page)
+        page.locator("#reid-rank[data-state='ready']").wait_for(timeout=60_000)
+        assert page.locator("#reid-rank").get_attribute("data-rank") == "1"
+        assert page.locator(".reid-model[data-model='bm25']").count() == 1
+        screenshot(page, "demo-reid-rank")
 
 
 def _risk_jobs_done(base: str, timeout: float = 240) -> dict[str, dict[str, Any]]:

@@ -22,6 +22,11 @@ from ml.models import ModelVersion
 from ml.services.preannotation import preannotate_documents
 from ml.services.risk_training import masked_lm_train, risk_classifier_train
 from ml.services.training import recognizer_train
+from reid.services.curve import reid_curve_compute
+from reid.services.deidentify import reid_deidentify_documents
+from reid.services.training import reid_train
+from reid.validators import DEFAULT_CURVE_K_VALUES as REID_CURVE_K_VALUES
+from reid.validators import DEFAULT_K as REID_DEFAULT_K
 from risk.services import risk_assess_documents, risk_solve_documents
 from risk.validators import RISK_SOLVE
 from workers.runner import Reporter
@@ -51,14 +56,11 @@ def import_documents(job: Job, reporter: Reporter) -> dict[str, Any]:
     path = Path(job.params["path"])
     fmt = job.params["format"]
     reporter.log(f"importing {path.name} ({fmt})")
-    try:
-        summary = document_import(
-            project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
-        )
-    finally:
-        # An uploaded file is deleted whether or not its import succeeded.
-        if job.params.get("delete_after"):
-            path.unlink(missing_ok=True)
+    # An upload (``delete_after``) stays for a retried attempt: the jobs app removes
+    # it when the job succeeds, is cancelled or fails for good (jobs.services._finish).
+    summary = document_import(
+        project=project, path=path, fmt=fmt, user=job.created_by, progress=reporter
+    )
     return summary.as_dict()
 
 
@@ -169,5 +171,35 @@ def risk_solve(job: Job, reporter: Reporter) -> dict[str, Any]:
         document_ids=job.params.get("document_ids"),
         settings=job.params,
         job=job,
+        progress=reporter,
+    )
+
+
+def train_reid(job: Job, reporter: Reporter) -> dict[str, Any]:
+    return _train(reid_train, job, reporter)
+
+
+def reid_deidentify(job: Job, reporter: Reporter) -> dict[str, Any]:
+    params = job.params
+    return reid_deidentify_documents(
+        project=_project_of(job),
+        knowledge_base_id=params.get("knowledge_base_id"),
+        k=int(params.get("k") or REID_DEFAULT_K),
+        start=params.get("start") or "none",
+        document_ids=params.get("document_ids"),
+        max_steps=params.get("max_steps"),
+        job=job,
+        progress=reporter,
+    )
+
+
+def reid_curve(job: Job, reporter: Reporter) -> dict[str, Any]:
+    # The result is the curve itself: GET /api/projects/<id>/reid/curve/ serves it.
+    params = job.params
+    return reid_curve_compute(
+        project=_project_of(job),
+        knowledge_base_id=params.get("knowledge_base_id"),
+        k_values=params.get("k_values") or list(REID_CURVE_K_VALUES),
+        document_ids=params.get("document_ids"),
         progress=reporter,
     )

@@ -33,6 +33,14 @@ from ml.validators import (
     risk_training_params_validate,
     training_params_validate,
 )
+from reid.validators import (
+    REID_CURVE,
+    REID_DEIDENTIFY,
+    TRAIN_REID,
+    reid_curve_params_validate,
+    reid_deidentify_params_validate,
+    train_reid_params_validate,
+)
 from risk.validators import RISK_ASSESS, RISK_SOLVE, risk_params_validate
 from workers import bodies
 from workers.runner import Describe, JobBody
@@ -167,6 +175,40 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         time_limit=2 * HOUR + 300,
         max_retries=3,
         body=bodies.risk_solve,
+    ),
+    JobKindEntry(
+        name=TRAIN_REID,
+        label="Train re-identification model",
+        task_name="sanitizer.train_reid",
+        queue="gpu",
+        validate=train_reid_params_validate,
+        soft_time_limit=12 * HOUR,
+        time_limit=12 * HOUR + 600,
+        max_retries=1,
+        body=bodies.train_reid,
+    ),
+    JobKindEntry(
+        name=REID_DEIDENTIFY,
+        label="Mask until not re-identifiable",
+        task_name="sanitizer.reid_deidentify",
+        # BM25 and the dense model's stored profile embeddings: inference on a CPU is enough.
+        queue="cpu",
+        validate=reid_deidentify_params_validate,
+        soft_time_limit=6 * HOUR,
+        time_limit=6 * HOUR + 300,
+        max_retries=3,
+        body=bodies.reid_deidentify,
+    ),
+    JobKindEntry(
+        name=REID_CURVE,
+        label="Re-identification curve",
+        task_name="sanitizer.reid_curve",
+        queue="cpu",
+        validate=reid_curve_params_validate,
+        soft_time_limit=6 * HOUR,
+        time_limit=6 * HOUR + 300,
+        max_retries=3,
+        body=bodies.reid_curve,
     ),
 )
 

@@ -9,21 +9,26 @@ with its traceback.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import traceback
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any
 
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.db import InterfaceError, OperationalError, connection
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection, connections
 
 from common.errors import DomainError
 from jobs.models import Job, JobStatus
 from jobs.services import (
     JobCancelledError,
     job_fail,
+    job_heartbeat,
     job_log,
+    job_max_attempts,
     job_progress,
     job_start,
     job_succeed,
@@ -64,6 +69,48 @@ class Reporter:
         job_log(job_id=self.job_id, message=message)
 
 
+class Heartbeat:
+    """A timer thread writing the job's heartbeat while a long step reports nothing.
+
+    The janitor (``jobs.janitor``) re-queues a running job whose heartbeat is older
+    than ``JOBS_STALE_SECONDS``: this thread is what keeps a live but silent job
+    (one long training epoch) from looking dead.
+    """
+
+    def __init__(self, job_id: int, seconds: float | None = None):
+        self.job_id = job_id
+        self.seconds = seconds if seconds is not None else settings.JOBS_HEARTBEAT_SECONDS
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"job-{job_id}-heartbeat", daemon=True
+        )
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.seconds):
+                try:
+                    job_heartbeat(job_id=self.job_id)
+                except Exception:
+                    logger.warning("heartbeat of job %s not written", self.job_id, exc_info=True)
+        finally:
+            # Django's connections are per thread: this thread's go with it.
+            connections.close_all()
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        # Not joined for long: a write blocked on a lock must not hold up the outcome.
+        self._thread.join(timeout=5)
+
+
 JobBody = Callable[[Job, Reporter], dict[str, Any]]
 Describe = Callable[[dict[str, Any]], str]
 
@@ -81,7 +128,8 @@ def run_job(task: Task, job_id: int, body: JobBody, describe: Describe | None = 
         return
     reporter = Reporter(job_id)
     try:
-        result = body(job, reporter)
+        with Heartbeat(job_id):
+            result = body(job, reporter)
     except JobCancelledError:
         logger.info("job %s cancelled", job_id)
     except USER_ERRORS as exc:
@@ -89,7 +137,9 @@ def run_job(task: Task, job_id: int, body: JobBody, describe: Describe | None = 
     except SoftTimeLimitExceeded:
         job_fail(job_id=job_id, error="time limit exceeded")
     except TRANSIENT_ERRORS as exc:
-        if task.request.retries < (task.max_retries or 0):
+        # Retries count as attempts too (job_start): the bound holds across both.
+        retry = task.request.retries < (task.max_retries or 0)
+        if retry and job.attempts < job_max_attempts(job.kind):
             connection.close()
             # Only a job still running goes back to the queue: a cancellation stands.
             Job.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED)

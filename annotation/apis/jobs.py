@@ -1,4 +1,4 @@
-"""Background jobs of a project (list, detail, create, cancel) and document imports.
+"""Background jobs of a project (list, detail, create, cancel, retry) and document imports.
 
 They live here rather than in the jobs app because they need project permissions:
 jobs belong to project admins (members with another role get 403, users outside the
@@ -12,17 +12,19 @@ from typing import Any
 from django.core.files.uploadedfile import UploadedFile
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import permissions, selectors, services
 from annotation.permissions import ADMIN_ROLES
 from common.apis import BaseApi, BaseListApi, current_user, parse
+from common.parsers import UploadLimitMultiPartParser, upload_max_bytes
 from common.uploads import upload_discard, upload_save
+from jobs.errors import public_error, public_value
 from jobs.kinds import job_kinds
 from jobs.models import JobStatus
-from jobs.services import job_cancel, job_create
+from jobs.services import job_cancel, job_create, job_retry
 
 # Larger files go through a job: a request should not hold a worker for minutes.
 SYNC_IMPORT_MAX_BYTES = 5 * 1024 * 1024
@@ -46,6 +48,16 @@ class JobOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    heartbeat_at = serializers.DateTimeField(allow_null=True)
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        # No server paths (uploads, model folders) nor tracebacks, rows from before
+        # job_fail cleaned errors included: the log has them, for admins.
+        data = super().to_representation(instance)
+        for name in ("params", "result", "log_tail"):
+            data[name] = public_value(data[name])
+        data["error"] = public_error(data["error"])
+        return data
 
 
 class JobListApi(BaseListApi):
@@ -116,8 +128,24 @@ class JobCancelApi(BaseApi):
         return Response(JobOutputSerializer(job_cancel(job=job, user=user)).data)
 
 
+class JobRetryApi(BaseApi):
+    @extend_schema(
+        request=None,
+        responses={202: JobOutputSerializer},
+        summary="Queue a failed or cancelled job again (admins)",
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        user = current_user(request)
+        job = permissions.job_for_user(user=user, job_id=job_id, action="retry jobs")
+        return Response(
+            JobOutputSerializer(job_retry(job=job, user=user)).data,
+            status=status.HTTP_202_ACCEPTED,
+        )
+
+
 class ImportApi(BaseApi):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [UploadLimitMultiPartParser, FormParser]
+    upload_kind = "documents"  # settings.UPLOAD_MAX_BYTES: over it, 413
 
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField()
@@ -166,7 +194,12 @@ class ImportApi(BaseApi):
                 {"sync": f"files over {SYNC_IMPORT_MAX_BYTES} bytes are imported by a job"}
             )
         # The text reader takes the document id from the file name: keep it.
-        path = upload_save(upload=upload, suffix=_UPLOAD_SUFFIX[fmt], keep_name=fmt == "text")
+        path = upload_save(
+            upload=upload,
+            suffix=_UPLOAD_SUFFIX[fmt],
+            keep_name=fmt == "text",
+            max_bytes=upload_max_bytes(self.upload_kind),
+        )
         if not data["sync"]:
             job = services.document_import_queue(
                 project=project, path=path, fmt=fmt, created_by=user, delete_after=True

@@ -153,26 +153,6 @@ def _project_to_manage(request: Request, project_id: int) -> Project:
     )
 
 
-class MemberAddApi(BaseApi):
-    class InputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-        role = serializers.ChoiceField(choices=Role.choices, default=Role.ANNOTATOR)
-
-    @extend_schema(
-        request=InputSerializer,
-        responses={201: MemberOutputSerializer},
-        summary="Add a user to the project, or change the role of a member",
-    )
-    def post(self, request: Request, project_id: int) -> Response:
-        project = _project_to_manage(request, project_id)
-        data = parse(self.InputSerializer, request.data)
-        user = selectors.user_by_username(username=data["username"])
-        if user is None:
-            raise serializers.ValidationError({"username": "no such user"})
-        membership = services.membership_set(project=project, user=user, role=data["role"])
-        return Response(MemberOutputSerializer(membership).data, status=status.HTTP_201_CREATED)
-
-
 def _membership_or_404(project: Project, user_id: int) -> Membership:
     membership = selectors.project_membership(project=project, user_id=user_id)
     if membership is None:

@@ -40,7 +40,6 @@ from annotation.selectors.documents import (
     project_get,
     project_membership,
     project_memberships,
-    user_by_username,
     user_memberships,
 )
 from annotation.selectors.exports import (
@@ -51,6 +50,10 @@ from annotation.selectors.exports import (
     project_export_masks,
     project_export_release,
     project_export_tab,
+)
+from annotation.selectors.invitations import (
+    invitation_for_invitee,
+    invitations_pending_for_user,
 )
 from annotation.selectors.jobs import job_get, job_list, jobs_for_user
 from annotation.selectors.pages import home_projects, project_document_table
@@ -76,6 +79,8 @@ __all__ = [
     "gold_set",
     "gold_unresolved_regions",
     "home_projects",
+    "invitation_for_invitee",
+    "invitations_pending_for_user",
     "job_get",
     "job_list",
     "jobs_for_user",
@@ -99,6 +104,5 @@ __all__ = [
     "span_get",
     "span_history_set_id",
     "spans_of_document",
-    "user_by_username",
     "user_memberships",
 ]

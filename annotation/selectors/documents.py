@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 
 from annotation.models import AnnotationSet, Document, Membership, Project, SetKind
 from annotation.selectors.access import projects_for_user
@@ -16,16 +15,17 @@ def project_get(*, project_id: int) -> Project | None:
 
 
 def project_by_name(*, name: str) -> Project | None:
-    return Project.objects.filter(name=name).first()
+    """The project the commands mean by ``name``. Names are unique per creator only;
+    the one made by a command (no creator) wins, else the oldest."""
+    return (
+        Project.objects.filter(name=name)
+        .order_by(F("created_by").asc(nulls_first=True), "id")
+        .first()
+    )
 
 
 def document_get(*, document_id: int) -> Document | None:
     return Document.objects.select_related("project").filter(pk=document_id).first()
-
-
-def user_by_username(*, username: str) -> Any:
-    """The account named ``username``, or None."""
-    return get_user_model().objects.filter(username=username).first()
 
 
 def annotator_queue(*, user: Any, project: Project | None = None) -> QuerySet[Document]:

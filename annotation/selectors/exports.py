@@ -46,6 +46,14 @@ def _tab_extra(meta: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in extra.items() if k not in ("doc_id", "text", "annotations")}
 
 
+def _export_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    # An import copies a top-level ``target`` into meta (re-identification reads it
+    # there); the export writes it back at the top level only, as it came.
+    extra = meta.get(TAB_EXTRA_KEY)
+    moved = isinstance(extra, dict) and "target" in extra and extra["target"] == meta.get("target")
+    return {k: v for k, v in meta.items() if k != TAB_EXTRA_KEY and not (moved and k == "target")}
+
+
 def _documents_with_sets(
     project: Project, kinds: Sequence[str], chunk: int = 200
 ) -> Iterator[tuple[Document, list[AnnotationSet]]]:
@@ -82,7 +90,7 @@ def project_export_tab(
             doc_id=document.external_id,
             text=document.text,
             task=document.task,
-            meta={k: v for k, v in document.meta.items() if k != TAB_EXTRA_KEY},
+            meta=_export_meta(document.meta),
             split=document.split,
             target=document.target_person,
             extra=_tab_extra(document.meta),

@@ -25,6 +25,11 @@ from annotation.services.imports import (
     document_import,
     document_import_queue,
 )
+from annotation.services.invitations import (
+    invitation_accept,
+    invitation_create,
+    invitation_decline,
+)
 from annotation.services.machine_runs import MachineRunSummary, machine_run_store
 from annotation.services.projects import (
     RECOGNIZER_COMPONENTS_KEY,
@@ -72,6 +77,9 @@ __all__ = [
     "gold_complete_unanimous",
     "gold_publish",
     "gold_set_for_document",
+    "invitation_accept",
+    "invitation_create",
+    "invitation_decline",
     "machine_run_store",
     "machine_set_create",
     "membership_delete",

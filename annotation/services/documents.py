@@ -6,13 +6,31 @@ from typing import Any
 
 from django.db import transaction
 
-from annotation.models import Assignment, Document, Membership, Project, Role, Span
+from annotation.models import (
+    AnnotationSet,
+    Assignment,
+    Document,
+    DocumentStatus,
+    Membership,
+    Project,
+    Role,
+    Span,
+)
 from annotation.services.base import UserLike, actor
 from common.errors import DomainError
+from sanitizer.formats.tab import RESERVED_META_PREFIX, reserved_meta_keys
 
 
-def _has_spans(document: Document) -> bool:
-    return Span.objects.filter(annotation_set__document=document).exists()
+def document_text_locked(document: Document) -> bool:
+    """Whether the text is fixed: once anyone annotated the document (a set exists, an
+    empty one or a superseded machine run included), every span and every decision
+    "nothing to mask here" is tied to these very characters; a changed text would shift
+    them and expose what was masked."""
+    return (
+        document.status != DocumentStatus.NEW
+        or AnnotationSet.history.filter(document=document).exists()
+        or Span.objects.filter(annotation_set__document=document).exists()
+    )
 
 
 @transaction.atomic
@@ -26,11 +44,19 @@ def document_update(
 ) -> Document:
     document = Document.objects.select_for_update().get(pk=document.pk)
     if text is not None and text != document.text:
-        if _has_spans(document):
+        if document_text_locked(document):
             raise DomainError("the text of an annotated document cannot change")
         document.text = text
     if meta is not None:
-        document.meta = meta
+        reserved = reserved_meta_keys(meta)
+        if reserved:
+            raise DomainError(
+                f"meta key {reserved[0]!r} is reserved: keys starting with "
+                f"{RESERVED_META_PREFIX!r} belong to the app"
+            )
+        # The app's own keys (TAB's extra keys for export) survive a change of meta.
+        kept = {key: document.meta[key] for key in reserved_meta_keys(document.meta)}
+        document.meta = {**meta, **kept}
     if split is not None:
         document.split = split
     if target_person is not None:

@@ -26,6 +26,7 @@ from annotation.models import (
 )
 from annotation.services.base import ProgressCallback, UserLike, actor
 from annotation.services.spans import BULK_BATCH, spans_create_logged, spans_merge_duplicates
+from annotation.usernames import username_look_alike, username_normalised
 from common.errors import DomainError
 from jobs.models import Job
 from jobs.services import job_create
@@ -35,6 +36,10 @@ User = get_user_model()
 IMPORTED_USER_SUFFIX = "@import"
 # The job kind that runs document_import in a worker (registered by the workers app).
 IMPORT_JOB_KIND = "import"
+# The knowledge-base profile id of the person a document is about (re-identification):
+# a top-level ``target`` or ``meta.target`` is kept as ``Document.meta["target"]``.
+REID_TARGET_KEY = "target"
+REID_TARGET_MAX = 200
 
 
 @dataclass
@@ -67,6 +72,27 @@ def _records(path: Path, fmt: str, progress: ProgressCallback | None) -> Iterato
                 progress(min(stream.tell(), total), total, "")
 
 
+def _reid_target(record: DocumentRecord) -> str | None:
+    """The profile id of the record's person, checked; None when it names none."""
+    top = record.extra.get(REID_TARGET_KEY)
+    meta = record.meta.get(REID_TARGET_KEY)
+    for where, value in (("target", top), ("meta.target", meta)):
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str):
+            raise FormatError(
+                f"{where} must be a string (a knowledge-base profile id)", doc_id=record.doc_id
+            )
+        if len(value) > REID_TARGET_MAX or "\x00" in value:
+            raise FormatError(
+                f"{where} must be at most {REID_TARGET_MAX} characters, without NUL",
+                doc_id=record.doc_id,
+            )
+    if top and meta and top != meta:
+        raise FormatError("target and meta.target name different people", doc_id=record.doc_id)
+    return (top or meta) or None
+
+
 def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
     """The account that owns an imported annotator's set.
 
@@ -76,6 +102,8 @@ def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
     ``<name>@import`` account instead, so an import never attaches work to someone's
     real login nor collides with the gold set or machine runs.
     """
+    # The name as Django stores it (NFKC): a full-width "ａdmin" is "admin".
+    name = username_normalised(name)
     user = User.objects.filter(username=name).first()
     # "gold" and "machine:..." name the gold set and machine runs in exports and
     # agreement tables; a human annotator must not take them over.
@@ -88,6 +116,13 @@ def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
         name = f"{name}{IMPORTED_USER_SUFFIX}"
         user = User.objects.filter(username=name).first()
     if user is None:
+        # A new account must not pass for an existing one ("аdmin" with a Cyrillic "а").
+        look_alike = username_look_alike(name, User.objects.values_list("username", flat=True))
+        if look_alike is not None:
+            raise DomainError(
+                f"the annotator name {name!r} looks like the existing account "
+                f"{look_alike!r}; rename the annotator in the file"
+            )
         # TAB annotators are people who never log in here: inactive, no usable password.
         user = User(username=name, is_active=False)
         user.set_unusable_password()
@@ -125,11 +160,13 @@ def document_import(
             raise FormatError(
                 "a document with this id already exists in the project", doc_id=record.doc_id
             )
+        reid_target = _reid_target(record)
+        meta = record.meta if reid_target is None else {**record.meta, REID_TARGET_KEY: reid_target}
         document = Document(
             project=project,
             external_id=record.doc_id,
             text=record.text,
-            meta=record.meta,
+            meta=meta,
             task=record.task,
             split=record.split,
             target_person=record.target[:500],
@@ -139,7 +176,7 @@ def document_import(
         document.full_clean(validate_unique=False, validate_constraints=False)
         document.save()
         if record.extra:
-            document.meta = {**record.meta, TAB_EXTRA_KEY: record.extra}
+            document.meta = {**meta, TAB_EXTRA_KEY: record.extra}
             document.save(update_fields=["meta"])
         position += 1
         summary.documents += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Membership, Project, Role
@@ -43,6 +44,16 @@ def _validate_privacy_settings(settings: dict[str, Any]) -> None:
         raise DomainError(f"unknown recognizer component(s) {', '.join(unknown)} (known: {known})")
 
 
+def _check_name_free(project: Project) -> None:
+    """Names are unique per creator (``project_unique_name_per_creator``); said on the
+    name field, and only about the creator's own projects."""
+    taken = Project.objects.filter(created_by=project.created_by, name=project.name).exclude(
+        pk=project.pk
+    )
+    if taken.exists():
+        raise ValidationError({"name": ["this creator already has a project with this name"]})
+
+
 @transaction.atomic
 def project_create(
     *,
@@ -64,6 +75,7 @@ def project_create(
         privacy_settings=privacy_settings or {},
         created_by=actor(created_by),
     )
+    _check_name_free(project)
     project.full_clean()
     project.save()
     creator = actor(created_by)
@@ -81,6 +93,7 @@ def project_update(*, project: Project, **changes: Any) -> Project:
         _validate_privacy_settings(changes["privacy_settings"])
     for key, value in changes.items():
         setattr(project, key, value)
+    _check_name_free(project)
     project.full_clean()
     project.save()
     return project

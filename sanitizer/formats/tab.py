@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import ijson
 
+from sanitizer.formats.bounded_json import MAX_DEPTH, JsonLimitError, iter_items, loads
 from sanitizer.types import CONFIDENTIAL_STATUSES, IDENTIFIER_TYPES, SEMANTIC_TYPES
 
 SPLITS = ("train", "dev", "test")
@@ -138,15 +139,31 @@ def _int_offset(value: Any, name: str, doc_id: str, mention_id: str) -> int:
 # Limits of the database columns the values go into.
 MAX_ID_CHARS = 255
 RESERVED_META_KEYS = ("_tab_extra",)
+# Meta keys starting with this belong to the app (``_tab_extra`` holds TAB's unknown
+# keys for export): no file and no API call may set them.
+RESERVED_META_PREFIX = "_"
+
+
+def reserved_meta_keys(meta: dict[str, Any]) -> list[str]:
+    """The keys of ``meta`` that only the app itself may write."""
+    return [
+        key
+        for key in meta
+        if key in RESERVED_META_KEYS or str(key).startswith(RESERVED_META_PREFIX)
+    ]
 
 
 def _checked_meta(meta: Any, doc_id: str) -> dict[str, Any]:
     meta = meta or {}
     if not isinstance(meta, dict):
         raise FormatError("meta must be an object", doc_id=doc_id)
-    for key in RESERVED_META_KEYS:
-        if key in meta:
-            raise FormatError(f"meta key {key!r} is reserved", doc_id=doc_id)
+    reserved = reserved_meta_keys(meta)
+    if reserved:
+        raise FormatError(
+            f"meta key {reserved[0]!r} is reserved (keys starting with "
+            f"{RESERVED_META_PREFIX!r} belong to the app)",
+            doc_id=doc_id,
+        )
     return meta
 
 
@@ -266,6 +283,11 @@ def parse_tab_document(raw: Any, *, position: int) -> DocumentRecord:
     quality = raw.get("quality_checked") or []
     if isinstance(quality, str):
         quality = [quality]
+    if not isinstance(quality, list) or not all(isinstance(q, str) for q in quality):
+        raise FormatError(
+            f"quality_checked must be a list of annotator names, got {quality!r:.80}",
+            doc_id=doc_id,
+        )
     task = raw.get("task") or ""
     explicit_target = raw.get("target") or ""
     extra = {k: v for k, v in raw.items() if k not in _DOC_CORE_KEYS | {"target"}}
@@ -297,26 +319,43 @@ class _UniqueIds:
         return record
 
 
-def iter_tab(stream: IO[bytes]) -> Iterator[DocumentRecord]:
-    """Stream documents from a TAB JSON list (a single object is accepted too)."""
+def _json_error_line(exc: Exception) -> str:
+    # yajl's messages carry a drawing of the offending text on the following lines.
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def iter_tab(stream: IO[bytes], *, max_depth: int = MAX_DEPTH) -> Iterator[DocumentRecord]:
+    """Stream documents from a TAB JSON list (a single object is accepted too).
+
+    Nesting deeper than ``max_depth`` is refused before it is built, and so are
+    strings with NUL characters or lone surrogates (see ``bounded_json``).
+    """
     ids = _UniqueIds()
     last_doc: str | None = None
     position = 0
     try:
-        first = _peek_non_space(stream)
-        if first == b"{":
-            prefix = ""
-        elif first == b"[":
-            prefix = "item"
-        else:
+        if _peek_non_space(stream) not in (b"{", b"["):
             raise FormatError("not a JSON list of documents")
-        for position, raw in enumerate(ijson.items(stream, prefix, use_float=True)):
+        for position, raw in enumerate(iter_items(stream, max_depth=max_depth)):
             record = parse_tab_document(raw, position=position)
             last_doc = record.doc_id
             yield ids.check(record)
+    except JsonLimitError as exc:
+        # The path names the field: ``annotations.a.entity_mentions[2].entity_id``
+        # (without the item's own ``[3]``, which the message gives as "item #3").
+        where = f" after document {last_doc!r}" if last_doc else ""
+        item = re.match(r"\[(\d+)\]\.?", exc.path)
+        field = exc.path[item.end() :] if item else exc.path
+        problem = f"{field}: {exc.problem}" if field else exc.problem
+        position = int(item.group(1)) if item else position
+        partial = exc.partial.get("doc_id") if isinstance(exc.partial, dict) else None
+        doc_id = str(partial) if isinstance(partial, str | int) and partial != "" else None
+        raise FormatError(f"item #{position}{where}: {problem}", doc_id=doc_id) from exc
     except ijson.JSONError as exc:
         where = f" after document {last_doc!r}" if last_doc else ""
-        raise FormatError(f"invalid JSON{where} (item #{position}): {exc}") from exc
+        raise FormatError(
+            f"invalid JSON{where} (item #{position}): {_json_error_line(exc)}"
+        ) from exc
 
 
 def _peek_non_space(stream: IO[bytes]) -> bytes:
@@ -331,16 +370,20 @@ def _peek_non_space(stream: IO[bytes]) -> bytes:
             return char
 
 
-def iter_jsonl(stream: IO[bytes]) -> Iterator[DocumentRecord]:
-    """Stream ``{"id", "text", "target"?, "meta"?}`` lines."""
+def iter_jsonl(stream: IO[bytes], *, max_depth: int = MAX_DEPTH) -> Iterator[DocumentRecord]:
+    """Stream ``{"id", "text", "target"?, "meta"?}`` lines.
+
+    Each line goes through ``bounded_json.loads``: not UTF-8, nested deeper than
+    ``max_depth``, NaN or a NUL character is refused naming the line and the field.
+    """
     ids = _UniqueIds()
     for line_no, line in enumerate(stream, start=1):
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"line {line_no}: invalid JSON: {exc}") from exc
+            raw = loads(line, max_depth=max_depth)
+        except JsonLimitError as exc:
+            raise FormatError(f"line {line_no}: {exc}") from exc
         if not isinstance(raw, dict):
             raise FormatError(f"line {line_no}: not an object")
         doc_id = raw.get("id", raw.get("doc_id"))

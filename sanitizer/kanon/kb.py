@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from sanitizer.formats.bounded_json import JsonLimitError, loads
 from sanitizer.registry import Registry
 
 ProgressCallback = Callable[[int, int | None, str], None]
@@ -79,11 +80,11 @@ def read_jsonl_profiles(
     report = progress or _noop
     done = 0
     with open_text(path) as fh:
-        for line in fh:
+        for line_no, line in enumerate(fh, start=1):
             line = line.strip()
             if not line:
                 continue
-            rec = json.loads(line)
+            rec = _bounded_line(line, line_no)
             attrs: dict[str, list[str]] = {}
             for key, values in (rec.get("attributes") or {}).items():
                 if isinstance(values, list):
@@ -116,16 +117,24 @@ def write_jsonl_profiles(persons: Iterable[Person], path: str | os.PathLike[str]
 # --------------------------------------------------------------------------- Wikidata
 
 
+def _bounded_line(line: str, line_no: int) -> Any:
+    # Uploaded files: nesting, NUL characters and NaN are refused naming the line.
+    try:
+        return loads(line)
+    except JsonLimitError as exc:
+        raise JsonLimitError(f"line {line_no}: {exc}") from exc
+
+
 def iter_wikidata_entities(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Yield the entities of a Wikidata JSON dump, one parsed line at a time."""
     with open_text(path) as fh:
-        for line in fh:
+        for line_no, line in enumerate(fh, start=1):
             line = line.strip()
             if line.endswith(","):
                 line = line[:-1]
             if not line or line in ("[", "]"):
                 continue
-            yield json.loads(line)
+            yield _bounded_line(line, line_no)
 
 
 def _snak_value(snak: dict[str, Any]) -> tuple[str, str] | None:

@@ -30,6 +30,7 @@ import numpy as np
 from faker import Faker
 
 from sanitizer.kanon.kb import Person
+from sanitizer.kanon.synthetic_long import long_biography_of
 from sanitizer.kanon.variants import _MONTHS, _read_tsv, country_variants
 
 # Faker locale → ISO country code of the people drawn from it, and its sampling weight.
@@ -283,8 +284,16 @@ class SyntheticPeople:
 
     # ------------------------------------------------------------------ biographies
 
-    def biography(self, i: int, rec: dict[str, Any]) -> str:
-        """A short biography of record ``rec`` (deterministic in ``seed`` and ``i``)."""
+    def biography(self, i: int, rec: dict[str, Any], style: str = "short") -> str:
+        """A biography of record ``rec`` (deterministic in ``seed``, ``i`` and ``style``).
+
+        ``style`` is ``"short"`` (the original templates) or ``"long"`` (120–180 words,
+        other templates and phrasings: :mod:`sanitizer.kanon.synthetic_long`).
+        """
+        if style == "long":
+            return long_biography_of(self, i, rec)
+        if style != "short":
+            raise ValueError(f"unknown biography style {style!r} (known: short, long)")
         rng = random.Random(self.seed * 1_000_003 + i)
         a = rec["attributes"]
         first, last, name = rec["first"], rec["last"], rec["name"]
@@ -367,11 +376,14 @@ class SyntheticPeople:
         rng.shuffle(body)
         return " ".join([opening, *body])
 
-    def document(self, i: int, rec: dict[str, Any], in_kb: bool) -> dict[str, Any]:
-        """A TAB-format document about record ``rec``."""
+    def document(
+        self, i: int, rec: dict[str, Any], in_kb: bool, style: str = "short"
+    ) -> dict[str, Any]:
+        """A TAB-format document about record ``rec``; ``target`` is the profile id."""
         return {
             "doc_id": f"synth-{i:08d}",
-            "text": self.biography(i, rec),
+            "text": self.biography(i, rec, style),
+            "target": self.person_id(i),
             "annotations": {},
             "task": f"Task: Annotate the document to anonymise the following person: {rec['name']}",
             "meta": {"applicant": rec["name"], "person_id": self.person_id(i), "in_kb": in_kb},
@@ -434,12 +446,14 @@ def generate_dataset(
     seed: int = 0,
     generator: SyntheticPeople | None = None,
     progress: Callable[[int, int | None, str], None] | None = None,
+    style: str = "short",
 ) -> GeneratedDataset:
     """Write ``kb.jsonl`` (``n_people`` profiles) and ``docs.json`` (TAB format).
 
     ``n_docs`` biographies are about people drawn from the knowledge base and
     ``n_docs_outside`` about people who are not in it. Streaming: only the
-    sampled people's records are kept in memory.
+    sampled people's records are kept in memory. ``style`` picks the biography
+    templates (``"short"`` or ``"long"``, see :meth:`SyntheticPeople.biography`).
     """
     gen = generator or SyntheticPeople(seed)
     d = Path(out_dir)
@@ -464,11 +478,11 @@ def generate_dataset(
             )
             fh.write("\n")
             if i in chosen:
-                docs.append(gen.document(i, rec, in_kb=True))
+                docs.append(gen.document(i, rec, in_kb=True, style=style))
             if progress is not None and (i + 1) % 100_000 == 0:
                 progress(i + 1, n_people, "people written")
     for i, rec in gen.people(n_people, n_people + n_docs_outside):
-        docs.append(gen.document(i, rec, in_kb=False))
+        docs.append(gen.document(i, rec, in_kb=False, style=style))
     docs_path = d / "docs.json"
     with open(docs_path, "w", encoding="utf-8") as fh:
         json.dump(docs, fh, ensure_ascii=False, indent=0)

@@ -14,12 +14,14 @@ from django.core.exceptions import ImproperlyConfigured
 from sanitizer_app.settings.base import *  # noqa: F403
 from sanitizer_app.settings.base import (
     broker_transport_options,
+    check_secret_key,
     database_settings,
     env_bool,
 )
 
 if not os.environ.get("SECRET_KEY"):
     raise ImproperlyConfigured("SECRET_KEY must be set to serve the web app (see .env.example).")
+check_secret_key(os.environ["SECRET_KEY"])
 for _name in ("DATABASE_URL", "CELERY_BROKER_URL"):
     if not os.environ.get(_name):
         raise ImproperlyConfigured(f"{_name} must be set in production (see .env.example).")

@@ -46,11 +46,36 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    # Playwright polls wait_for_function predicates with eval inside the page, which the
+    # app's Content-Security-Policy forbids; tests/test_csp.py opens the pages with the
+    # policy enforced (strict_page).
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def strict_page(browser: Any) -> Iterator[Any]:
+    """A page that obeys the app's Content-Security-Policy, recording its violations
+    (``page.csp_violations``) and JavaScript errors (which fail the test)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    violations: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    page.js_errors = errors
+    page.csp_violations = violations
     yield page
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"

@@ -72,7 +72,9 @@ def test_import_queues_a_job_that_imports_the_upload(
 
     from workers.tasks import TASKS
 
-    TASKS["import"].apply(args=[job.pk])
+    # The upload is removed once the job's success is committed.
+    with django_capture_on_commit_callbacks(execute=True):
+        TASKS["import"].apply(args=[job.pk])
     detail = world.client("admin").get(f"/api/jobs/{job.pk}/").json()
     assert detail["status"] == JobStatus.SUCCEEDED, detail["error"]
     assert detail["result"]["documents"] == 3

@@ -18,6 +18,9 @@ TASK_NAMES = {
     "train_masker": "sanitizer.train_masker",
     "risk_assess": "sanitizer.risk_assess",
     "risk_solve": "sanitizer.risk_solve",
+    "train_reid": "sanitizer.train_reid",
+    "reid_deidentify": "sanitizer.reid_deidentify",
+    "reid_curve": "sanitizer.reid_curve",
 }
 
 

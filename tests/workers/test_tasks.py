@@ -107,32 +107,43 @@ def test_import_task_with_a_bad_file_fails_and_stores_nothing(tab_sample_path, t
 
 
 @pytest.mark.django_db
-def test_unexpected_errors_fail_the_job_with_the_traceback(tmp_path):
+def test_unexpected_errors_fail_the_job_without_server_paths(tmp_path, caplog):
     job = import_job(ProjectFactory.create(), tmp_path / "missing.json")
-    TASKS["import"].apply(args=[job.pk])
+    with caplog.at_level("ERROR", logger="jobs.services"):
+        TASKS["import"].apply(args=[job.pk])
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
-    assert "Traceback" in job.error
-    assert "FileNotFoundError" in job.error
+    assert job.error == "FileNotFoundError: [Errno 2] No such file or directory: 'missing.json'"
+    assert "Traceback" not in job.log_tail and str(tmp_path) not in job.log_tail
+    # The traceback goes to the log, for admins.
+    assert "Traceback" in caplog.text and str(tmp_path / "missing.json") in caplog.text
 
 
 @pytest.mark.django_db
-def test_delete_after_removes_the_uploaded_file(tab_sample_path, tmp_path):
+def test_delete_after_removes_the_uploaded_file(
+    tab_sample_path, tmp_path, django_capture_on_commit_callbacks
+):
     upload = tmp_path / "upload.json"
     upload.write_bytes(tab_sample_path.read_bytes())
     job = import_job(ProjectFactory.create(), upload, delete_after=True)
-    TASKS["import"].apply(args=[job.pk])
+    # Removed once the job's end is committed (jobs.services._finish).
+    with django_capture_on_commit_callbacks(execute=True):
+        TASKS["import"].apply(args=[job.pk])
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED
     assert not upload.exists()
 
 
 @pytest.mark.django_db
-def test_delete_after_removes_the_upload_of_a_failed_import(tab_sample_path, tmp_path):
+def test_delete_after_removes_the_upload_of_a_failed_import(
+    tab_sample_path, tmp_path, django_capture_on_commit_callbacks
+):
     upload = tmp_path / "upload.json"
     corrupt_document(tab_sample_path, upload, 0)
     job = import_job(ProjectFactory.create(), upload, delete_after=True)
-    TASKS["import"].apply(args=[job.pk])
+    # Removed once the job's end is committed (jobs.services._finish).
+    with django_capture_on_commit_callbacks(execute=True):
+        TASKS["import"].apply(args=[job.pk])
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
     assert not upload.exists()

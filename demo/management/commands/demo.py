@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from demo.loading import demo_load, demo_queue_risk
+from demo.loading import demo_load, demo_queue_reid_curve, demo_queue_risk
 
 
 class Command(BaseCommand):
@@ -47,6 +47,7 @@ class Command(BaseCommand):
         # Without a worker the job would wait in the broker for one that never comes.
         if not options["no_worker"]:
             demo_queue_risk()
+            demo_queue_reid_curve()
 
         env = {**os.environ, "SANITIZER_DEMO": "1"}
         children: list[subprocess.Popen[bytes]] = []

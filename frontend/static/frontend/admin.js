@@ -1,13 +1,15 @@
 // Project admin: settings and guidelines, members, imports (with the reader's
 // validation errors), assignments with an overlap, jobs (start, live progress, log
-// tail, cancel); model versions (admin/models.js), knowledge bases and distant
-// labelling (admin/knowledge.js) and exports (admin/exports.js).
+// tail, cancel, retry); model versions (admin/models.js), knowledge bases and distant
+// labelling (admin/knowledge.js), exports (admin/exports.js) and the re-identification
+// curve (admin/reid.js).
 import { api, config, listAll } from "./lib/api.js";
 import { $, el } from "./lib/dom.js";
 import { setUpExport } from "./admin/exports.js";
 import { message } from "./admin/message.js";
 import { loadKnowledgeBases, setUpKnowledge } from "./admin/knowledge.js";
 import { loadModels as loadModelVersions } from "./admin/models.js";
+import { loadReidCurve, reidCurveAfterJobs, setUpReid } from "./admin/reid.js";
 import { loadRiskCurve } from "./admin/risk.js";
 
 const cfg = config();
@@ -79,9 +81,11 @@ async function addMember(event) {
   event.preventDefault();
   const form = event.target;
   try {
-    await api("POST", `/api/projects/${pid}/members/add/`, { username: form.elements.username.value, role: form.elements.role.value });
+    // An invitation: the user joins when they accept it on their home page. The answer
+    // is the same whether the name exists, so it says "if".
+    const answer = await api("POST", `/api/projects/${pid}/invitations/`, { username: form.elements.username.value, role: form.elements.role.value });
     form.reset();
-    message("#member-message", "Added.", "ok");
+    message("#member-message", answer.detail, "ok");
   } catch (error) {
     message("#member-message", error.body?.username || error.message, "error");
   }
@@ -174,6 +178,7 @@ async function assign(event) {
 
 // --- jobs ----------------------------------------------------------------------------------
 const ACTIVE = new Set(["queued", "running"]);
+const RETRYABLE = new Set(["failed", "cancelled"]);
 
 function jobRow(job) {
   const pct = job.progress_total ? Math.round((100 * job.progress_done) / job.progress_total) : job.status === "succeeded" ? 100 : 0;
@@ -184,6 +189,7 @@ function jobRow(job) {
       el("div", { class: "progress", title: `${job.progress_done} / ${job.progress_total}` }, el("div", { style: `width: ${pct}%` })),
       el("span", { class: "job-pct" }, `${pct}%`),
       ACTIVE.has(job.status) ? el("button", { class: "small danger", onclick: () => cancel(job.id) }, "cancel") : null,
+      RETRYABLE.has(job.status) ? el("button", { class: "small job-retry", onclick: () => retry(job.id) }, "retry") : null,
     ),
     job.error ? el("p", { class: "error" }, job.error.split("\n").at(-2) || job.error) : null,
     el("pre", { class: "job-log" }, job.log_tail.split("\n").slice(-12).join("\n") || "(no log yet)"),
@@ -197,6 +203,7 @@ async function loadJobs() {
   clearTimeout(state.pollTimer);
   if (page.results.some((j) => ACTIVE.has(j.status))) state.pollTimer = setTimeout(loadJobs, 1000);
   else if (page.results.some((j) => j.kind === "train_recognizer")) loadModels();
+  reidCurveAfterJobs(pid, page.results);
 }
 
 async function startJob(kind, params) {
@@ -218,6 +225,16 @@ async function cancel(jobId) {
   loadJobs();
 }
 
+async function retry(jobId) {
+  try {
+    await api("POST", `/api/jobs/${jobId}/retry/`);
+    message("#job-message", `job #${jobId} queued again.`, "ok");
+  } catch (error) {
+    message("#job-message", error.message, "error");
+  }
+  loadJobs();
+}
+
 const loadModels = () => loadModelVersions(pid);
 
 async function main() {
@@ -231,8 +248,9 @@ async function main() {
   const riskCurve = () => loadRiskCurve(pid, { threshold: cfg.risk.settings.threshold });
   $("#start-risk").addEventListener("click", () => startJob("risk_assess", cfg.risk.settings));
   $("#refresh-risk-curve").addEventListener("click", riskCurve);
+  setUpReid(pid, { onJob: loadJobs });
   renderDocuments();
-  await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels(), riskCurve()]);
+  await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels(), riskCurve(), loadReidCurve(pid)]);
   setUpExport(pid, { styles: cfg.release_styles, members: state.members });
   document.body.dataset.ready = "1";
 }

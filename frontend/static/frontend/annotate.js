@@ -17,6 +17,7 @@ import { OverviewStrip } from "./editor/overview.js";
 import { keyHandler } from "./editor/keyboard.js";
 import { setupTooltip, SpanPanel } from "./editor/panel.js";
 import { MaskedPreview } from "./editor/preview.js";
+import { ReidPanel } from "./editor/reid.js";
 import { RiskDial } from "./editor/risk.js";
 import { setupPublishedVersions } from "./editor/published.js";
 import { setStatus } from "./editor/status.js";
@@ -106,6 +107,8 @@ async function main() {
   }
   // The privacy/utility dial (editor/risk.js): an overlay of the solver's masks, never saved.
   const riskDial = new RiskDial($("#risk-panel"), { documentId: cfg.document_id, view: textView.view, store, offsets, risk: cfg.risk });
+  // The live re-identification rank (editor/reid.js): asked again after every decision.
+  const reid = new ReidPanel($("#reid-panel"), { documentId: cfg.document_id, store, view: textView.view, offsets, entityTypes: vocabulary.entityTypes });
   setupPublishedVersions({ doc, node: $("#versions"), editorNode: textView.container, readOnlyNode: $("#published-doc") });
   textView.updateCounts();
   panel.render();
@@ -114,6 +117,7 @@ async function main() {
   reloadWhenRestored(sync);
   const ready = performance.now();
   document.body.dataset.ready = "1";
+  reid.load();
   // For the browser tests and benchmarks/ui_long_document.py.
   window.__editor = {
     store,
@@ -123,6 +127,7 @@ async function main() {
     ready_ms: ready - started,
     filters,
     riskDial,
+    reid,
     select: (key, options) => store.select(key, options),
     flush: () => sync.flush(),
     interactiveAt: ready,

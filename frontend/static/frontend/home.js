@@ -1,6 +1,6 @@
 // The home page: each project's queue (search, status filter, sort by column; "n"
 // opens the next unfinished document) and the form that creates a project.
-import { api, config } from "./lib/api.js";
+import { api, config, listAll } from "./lib/api.js";
 import { $, el } from "./lib/dom.js";
 
 const cfg = config();
@@ -105,5 +105,91 @@ function setUpProjectForm() {
   });
 }
 
+// --- invitations: membership starts only when the invitee accepts -----------------------
+function setUpInvitations() {
+  for (const item of document.querySelectorAll("#invitations li[data-invitation-id]")) {
+    const id = item.dataset.invitationId;
+    for (const [selector, action] of [[".invitation-accept", "accept"], [".invitation-decline", "decline"]]) {
+      item.querySelector(selector).addEventListener("click", async () => {
+        try {
+          await api("POST", `/api/invitations/${id}/${action}/`);
+          window.location.reload();
+        } catch (error) {
+          const message = $("#invitation-message");
+          message.textContent = error.body?.detail || error.message;
+          message.className = "error";
+        }
+      });
+    }
+  }
+}
+
+// --- API tokens: listed and revoked here (accounts app's API) ---------------------------
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
+
+function tokenState(token) {
+  if (token.revoked_at) return "revoked";
+  return new Date(token.expires_at) <= new Date() ? "expired" : "active";
+}
+
+function tokenMessage(text, kind) {
+  const message = $("#token-message");
+  message.textContent = text;
+  message.className = kind;
+}
+
+async function loadTokens() {
+  const rows = $("#token-rows");
+  const tokens = await listAll("/api/auth/tokens/");
+  if (!tokens.length) {
+    rows.replaceChildren(el("tr", {}, el("td", { colspan: 7, class: "muted" }, "You have no API tokens.")));
+    return;
+  }
+  rows.replaceChildren(
+    ...tokens.map((token) => {
+      const state = tokenState(token);
+      const revoke = state === "active" ? el("button", { type: "button", class: "token-revoke", onclick: () => revokeToken(token) }, "Revoke") : "";
+      return el(
+        "tr",
+        { dataset: { tokenId: token.id, state } },
+        el("td", {}, token.name || "—"),
+        el("td", {}, el("code", {}, `${token.prefix}…`)),
+        el("td", {}, when(token.created_at)),
+        el("td", {}, when(token.expires_at)),
+        el("td", {}, when(token.last_used_at)),
+        el("td", { class: "token-state" }, state),
+        el("td", {}, revoke),
+      );
+    }),
+  );
+}
+
+async function revokeToken(token) {
+  try {
+    await api("POST", `/api/auth/tokens/${token.id}/revoke/`);
+    tokenMessage(`Token ${token.prefix}… revoked.`, "ok");
+  } catch (error) {
+    tokenMessage(error.body?.detail || error.message, "error");
+  }
+  await loadTokens();
+}
+
+function setUpTokens() {
+  if (!$("#api-tokens")) return;
+  $("#tokens-revoke-all").addEventListener("click", async () => {
+    if (!window.confirm("Revoke every API token of yours? Scripts using them stop working.")) return;
+    try {
+      const answer = await api("POST", "/api/auth/tokens/revoke-all/");
+      tokenMessage(`${answer.revoked} token(s) revoked.`, "ok");
+    } catch (error) {
+      tokenMessage(error.body?.detail || error.message, "error");
+    }
+    await loadTokens();
+  });
+  return loadTokens().catch((error) => tokenMessage(error.message, "error"));
+}
+
 setUpProjectForm();
+setUpInvitations();
+await setUpTokens();
 document.body.dataset.ready = "1";

@@ -19,6 +19,7 @@ import { $, debounce, el } from "./lib/dom.js";
 import { offsetsToServer, spansToView } from "./lib/offsets.js";
 import { tokenize } from "./lib/tokens.js";
 import { GoldEditor } from "./review/gold.js";
+import { ReidVersions } from "./review/reid.js";
 import { UnitTable } from "./review/table.js";
 import { computeUnits, markUnresolved, shownSets } from "./review/units.js";
 import { DocView, loadWorkspace } from "./views/document.js";
@@ -402,6 +403,7 @@ async function main() {
   document.body.dataset.ready = "1";
   window.__review = { state, ready_ms: performance.now() - started };
   loadAgreement();
+  new ReidVersions($("#reid"), { documentId: cfg.document_id }).start();
 }
 
 main().catch((error) => setMessage(`Could not load: ${error.message}`, "error"));

@@ -16,7 +16,7 @@ from sanitizer.types import EntitySpan
 
 def test_builtins_are_registered() -> None:
     assert component_registry.names() == ["gazetteer", "proper_nouns", "rules", "spacy_ner"]
-    assert strategy_registry.names() == ["mask-all", "most-specific", "risk"]
+    assert strategy_registry.names() == ["mask-all", "most-specific", "reid", "risk"]
 
 
 def test_unknown_name_lists_known_ones() -> None:

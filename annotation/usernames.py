@@ -1,0 +1,62 @@
+"""Usernames that cannot pass for one another.
+
+Imports name annotators in the file; a name is normalised (NFKC, as Django does when a
+user form is saved) and refused when it only looks like an existing account: ``аdmin``
+with a Cyrillic ``а`` next to ``admin``. Two names look alike when their skeletons are
+equal (Unicode TS #39): every character replaced by one representative of its
+confusables group, from the table the ``confusable-homoglyphs`` package ships.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+
+from confusable_homoglyphs.confusables import confusables_data
+
+# Bidirectional marks the table keeps around right-to-left homoglyphs.
+_MARKS = "\u200e\u200f"
+
+
+def username_normalised(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
+
+
+@cache
+def _prototypes() -> dict[str, str]:
+    """Character -> the representative of its group of look-alikes: the smallest code
+    point of the group, the groups closed under "looks like" (union-find), so that the
+    mapping is the same whichever member one starts from."""
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while parent.setdefault(char, char) != char:
+            parent[char] = parent[parent[char]]
+            char = parent[char]
+        return char
+
+    for char, homoglyphs in confusables_data.items():
+        for homoglyph in homoglyphs:
+            other = homoglyph["c"].strip(_MARKS)
+            if len(char) == 1 and len(other) == 1:
+                a, b = root(char), root(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {char: root(char) for char in parent if root(char) != char}
+
+
+def username_skeleton(name: str) -> str:
+    prototypes = _prototypes()
+    decomposed = unicodedata.normalize("NFD", username_normalised(name))
+    mapped = "".join(prototypes.get(char, char) for char in decomposed)
+    return unicodedata.normalize("NFD", mapped)
+
+
+def username_look_alike(name: str, existing: Iterable[str]) -> str | None:
+    """An existing username that ``name`` could be mistaken for (not ``name`` itself)."""
+    skeleton = username_skeleton(name)
+    for other in existing:
+        if other != name and username_skeleton(other) == skeleton:
+            return other
+    return None

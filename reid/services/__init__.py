@@ -1,0 +1,1 @@
+"""Writes of the re-identification app (import the functions from their modules)."""
