@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--style", default="long")
     ap.add_argument("--entities", action="store_true", help="recognizer spans as candidates")
+    ap.add_argument("--no-prune", action="store_true", help="time without the pruning pass")
     ap.add_argument("--workdir", default=None, help="keep data here instead of a temp dir")
     args = ap.parse_args(argv)
 
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
                 models,
                 k=args.k,
                 entities=entities.get(d["doc_id"], ()),
+                prune=not args.no_prune,
             )
             times.append(time.perf_counter() - t1)
             cpu.append(time.process_time() - c1)

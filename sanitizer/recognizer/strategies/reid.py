@@ -14,7 +14,8 @@ Options (``sanitize_documents(..., options=...)``):
 * ``start``: ``"none"`` or ``"risk"``, first mask with the ``risk`` strategy (seed 001's
   risk measures + CP-SAT) and add only what the ensemble still needs; ``risk_options``
   (a mapping) are that strategy's settings;
-* ``max_steps``: bound on the greedy steps (default: none).
+* ``max_steps``: bound on the greedy steps (default: none);
+* ``prune``: afterwards drop the steps the result does not need (default true).
 
 Documents whose person is not in the knowledge base (or that name none) are masked with
 ``mask-all`` and their explain record says so.
@@ -77,7 +78,8 @@ class ReidDocumentMasker:
             raise ValueError(f"start must be one of {', '.join(STARTS)}, got {self.start!r}")
         max_steps = options.get("max_steps")
         self.max_steps = int(max_steps) if max_steps is not None else None
-        self.prune = bool(options.get("prune", False))
+        # Pruning (drop steps the end result does not need) is on unless asked otherwise.
+        self.prune = bool(options.get("prune", True))
         model_dir = options.get("model")
         names = model_names(options.get("models"), str(model_dir) if model_dir else None)
         profiles, self.models = load_ensemble(str(kb), names, str(model_dir) if model_dir else None)
