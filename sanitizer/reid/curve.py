@@ -85,10 +85,10 @@ def greedy_masks(
     k: int,
     entities: Mapping[str, Sequence[Span]],
 ) -> Masks:
-    """Greedy de-identification of each document at ``k``."""
+    """Greedy de-identification of each document at ``k``, pruned as the strategy does."""
     return {
         d.doc_id: deidentify(
-            d.text, d.target, models, k=k, entities=entities.get(d.doc_id, ())
+            d.text, d.target, models, k=k, entities=entities.get(d.doc_id, ()), prune=True
         ).masks
         for d in docs
     }
