@@ -45,7 +45,7 @@ def training_params_validate(
 ) -> None:
     """Parameters of a training job; ``extra_keys`` are those of a particular kind."""
     _known_keys(params, (*TRAINING_JOB_KEYS, *extra_keys))
-    _name_and_base_model(params)
+    name_and_base_model_validate(params)
     for key in ("epochs", "max_steps", "batch_size", "max_length", "num_threads"):
         int_param(params, key, 1, 1_000_000)
 
@@ -56,7 +56,8 @@ def _known_keys(params: dict[str, Any], keys: Iterable[str]) -> None:
         raise JobStateError(f"unknown training parameters: {', '.join(sorted(unknown))}")
 
 
-def _name_and_base_model(params: dict[str, Any]) -> None:
+def name_and_base_model_validate(params: dict[str, Any]) -> None:
+    """The model's folder name (a slug) and the base model (one the administrator allowed)."""
     name = params.get("name")
     # The name becomes a folder under MODEL_DIR: a slug, so it cannot point elsewhere.
     if name is not None and (
@@ -87,7 +88,7 @@ def _bool_param(params: dict[str, Any], key: str) -> None:
 def risk_training_params_validate(params: dict[str, Any], project: Any) -> None:
     """Parameters of ``train_risk`` (the supervised risk classifier)."""
     _known_keys(params, RISK_TRAINING_KEYS)
-    _name_and_base_model(params)
+    name_and_base_model_validate(params)
     if params.get("classifier", "gbdt") not in RISK_CLASSIFIERS:
         raise JobStateError(f"classifier must be one of: {', '.join(RISK_CLASSIFIERS)}")
     int_param(params, "epochs", 1, 1000)
@@ -102,7 +103,7 @@ def risk_training_params_validate(params: dict[str, Any], project: Any) -> None:
 def mlm_training_params_validate(params: dict[str, Any], project: Any) -> None:
     """Parameters of ``train_mlm`` (the masked LM the risk scorer reads)."""
     _known_keys(params, MLM_TRAINING_KEYS)
-    _name_and_base_model(params)
+    name_and_base_model_validate(params)
     int_param(params, "epochs", 1, 1000)
     int_param(params, "max_steps", 1, 100_000)
     int_param(params, "batch_size", 1, 256)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from django.utils.text import slugify
-
 from jobs.services import JobStateError
 from jobs.validators import id_param, int_param
 from knowledge.models import KbStatus, KnowledgeBase
 from knowledge.selectors import knowledge_base_in_scope
+from ml.validators import name_and_base_model_validate
 
 # Names of the job kinds whose data this app owns.
 TRAIN_REID = "train_reid"
@@ -91,18 +89,7 @@ def train_reid_params_validate(params: dict[str, Any], project: Any) -> None:
     """``train_reid``: the knowledge base whose targets it learns, the schedule, extras."""
     _known_keys(params, TRAIN_REID_KEYS)
     _knowledge_base(params, project)
-    name = params.get("name")
-    # The name becomes a folder under MODEL_DIR: a slug, so it cannot point elsewhere.
-    if name is not None and (
-        not isinstance(name, str) or slugify(name) != name or not 0 < len(name) <= 120
-    ):
-        raise JobStateError("name must be a slug of at most 120 characters")
-    base_model = params.get("base_model")
-    # A client names a model the administrator allowed, never a path of its choosing.
-    if base_model and base_model not in settings.ALLOWED_BASE_MODELS:
-        raise JobStateError(
-            "base_model must be one of the models the administrator allowed (ALLOWED_BASE_MODELS)"
-        )
+    name_and_base_model_validate(params)
     int_param(params, "epochs", *EPOCHS_BOUNDS)
     int_param(params, "batch_size", *BATCH_SIZE_BOUNDS)
     int_param(params, "synthetic_docs", *SYNTHETIC_DOCS_BOUNDS)

@@ -296,6 +296,15 @@ class DenseModel:
         """``scale · f(x, z)·g(y)`` for every document and profile, float32."""
         if not texts:
             return np.zeros((0, len(self.profile_ids)), dtype=np.float32)
+        if len(texts) == 1:
+            # The hot path (a greedy step's ranks, the editor's live rank): the masked text
+            # is usually one candidate_drops just re-scored, so its token states are cached.
+            tok = self.enc.tokenizer
+            states = self._token_states([masked_doc_text(texts[0], masks[0], tok)])[0]
+            with torch.no_grad():
+                emb = nn.functional.normalize(self.enc.doc.proj(states.mean(0)[None]), dim=-1)
+                logits = emb @ self.G.T * self.enc.scale
+            return logits.cpu().numpy().astype(np.float32)
         logits = self.embed(texts, masks) @ self.G.T * self.enc.scale
         return logits.cpu().numpy().astype(np.float32)
 
