@@ -15,6 +15,11 @@ from functools import cache
 
 from confusable_homoglyphs.confusables import confusables_data
 
+# An import-only annotator ("stand-in") is an inactive account named after the file's
+# annotator and the project it was imported into: ``annotator1@import.12``. The name
+# depends on nothing but the file and the project, never on which accounts exist.
+IMPORTED_USER_SUFFIX = "@import"
+
 # Bidirectional marks the table keeps around right-to-left homoglyphs.
 _MARKS = "\u200e\u200f"
 
@@ -59,4 +64,18 @@ def username_look_alike(name: str, existing: Iterable[str]) -> str | None:
     for other in existing:
         if other != name and username_skeleton(other) == skeleton:
             return other
+    return None
+
+
+def import_stand_in_username(name: str, project_id: int) -> str:
+    """The username of the stand-in for annotator ``name`` (normalised) in a project."""
+    return f"{name}{IMPORTED_USER_SUFFIX}.{project_id}"
+
+
+def import_stand_in_name(username: str, project_id: int) -> str | None:
+    """The file's annotator name a stand-in of project ``project_id`` was made for, or
+    None when ``username`` is not named as one."""
+    suffix = f"{IMPORTED_USER_SUFFIX}.{project_id}"
+    if username.endswith(suffix) and len(username) > len(suffix):
+        return username[: -len(suffix)]
     return None

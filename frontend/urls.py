@@ -11,4 +11,5 @@ urlpatterns = [
     path("documents/<int:document_id>/review/", views.document_review, name="review"),
     path("projects/<int:project_id>/agreement/", views.project_agreement, name="agreement"),
     path("projects/<int:project_id>/admin/", views.project_admin, name="project-admin"),
+    path("erasure/", views.erasure_admin, name="erasure"),
 ]

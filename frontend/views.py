@@ -35,6 +35,7 @@ from annotation.selectors import (
     project_document_table,
 )
 from annotation.services import RECOGNIZER_COMPONENTS_KEY
+from erasure.selectors import erasable_users_page
 from risk.selectors import risk_assessment_latest
 from risk.services.solving import effective_settings
 from sanitizer.formats.release import REPLACEMENT_STYLES
@@ -257,3 +258,26 @@ def project_admin(request: HttpRequest, project_id: int) -> HttpResponse:
         "frontend/project_admin.html",
         {"project": project, "role": role, "config": config, "roles": Role.choices},
     )
+
+
+@login_required
+def erasure_admin(request: HttpRequest) -> HttpResponse:
+    """Staff: erase a user's data (the accounts, searchable by username) and read the
+    erasure audit records (loaded by erasure.js from /api/erasures/)."""
+    if not permissions.is_staff(request.user):
+        raise PermissionDenied("only staff may open the erasure page")
+    search = request.GET.get("q", "").strip()
+    users = erasable_users_page(search=search, page=request.GET.get("page", 1))
+    links = {}
+    for key, wanted, present in (
+        ("previous", users.number - 1, users.has_previous()),
+        ("next", users.number + 1, users.has_next()),
+    ):
+        if present:
+            links[key] = f"?{urlencode({'q': search, 'page': wanted})}"
+    context = {
+        "users": users,
+        "search": search,
+        "links": links,
+    }
+    return render(request, "frontend/erasure.html", context)

@@ -21,15 +21,17 @@ from datetime import datetime, timedelta
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from jobs.chunks import chunk_resend
 from jobs.kinds import job_kind_get
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobChunk, JobStatus
 from jobs.services import (
     _append_log,
     _enqueue,
     _finish,
+    job_fail,
     job_max_attempts,
     worker_died_message,
 )
@@ -41,34 +43,54 @@ logger = logging.getLogger(__name__)
 class JanitorReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
+    requeued_chunks: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, list[int]]:
-        return {"requeued": self.requeued, "failed": self.failed}
+        return {
+            "requeued": self.requeued,
+            "failed": self.failed,
+            "requeued_chunks": self.requeued_chunks,
+        }
 
 
-def broker_has_task(*, task_id: str, queue: str) -> bool | None:
-    """Whether the broker still holds the task's message (waiting or unacknowledged).
-
-    None when the transport cannot be inspected (only Redis can) or is unreachable:
-    then a queued job is left alone rather than sent twice on a guess.
-    """
-    if not task_id:
-        return False
+def broker_messages(*, queue: str) -> list[bytes] | None:
+    """The raw messages the broker holds for ``queue`` (waiting, any priority) and
+    every unacknowledged one; None when the transport cannot be inspected (only Redis
+    can) or is unreachable."""
     try:
         with current_app.connection_for_read() as conn:
             channel = conn.default_channel
             client = getattr(channel, "client", None)
             if client is None or not hasattr(client, "lrange"):
                 return None
-            needle = task_id.encode()
             keys = {queue} | {channel._q_for_pri(queue, pri) for pri in channel.priority_steps}
+            messages: list[bytes] = []
             for key in keys:
-                if any(needle in raw for raw in client.lrange(key, 0, -1)):
-                    return True
-            return any(needle in raw for raw in client.hvals(channel.unacked_key))
+                messages += client.lrange(key, 0, -1)
+            return messages + list(client.hvals(channel.unacked_key))
     except Exception:
-        logger.warning("could not inspect the broker for task %s", task_id, exc_info=True)
+        logger.warning("could not inspect the broker queue %s", queue, exc_info=True)
         return None
+
+
+def broker_has_task(
+    *, task_id: str, queue: str, messages: list[bytes] | None = None
+) -> bool | None:
+    """Whether the broker still holds the task's message (waiting or unacknowledged).
+
+    None when the transport cannot be inspected (only Redis can) or is unreachable:
+    then a queued job is left alone rather than sent twice on a guess. ``messages``
+    (from :func:`broker_messages`) spares a caller checking many tasks of one queue
+    a read of the whole queue per task.
+    """
+    if not task_id:
+        return False
+    if messages is None:
+        messages = broker_messages(queue=queue)
+        if messages is None:
+            return None
+    needle = task_id.encode()
+    return any(needle in raw for raw in messages)
 
 
 def _silent_since(cutoff: datetime, started: str) -> Q:
@@ -106,6 +128,73 @@ def _requeue(job_id: int, cutoff: datetime, why: str, report: JanitorReport) -> 
         report.requeued.append(job.pk)
 
 
+def _requeue_chunk(chunk_id: int, cutoff: datetime, why: str, report: JanitorReport) -> None:
+    """The chunk-level twin of ``_requeue``: one lost chunk runs again, the others go on."""
+    with transaction.atomic():
+        job_id = JobChunk.objects.filter(pk=chunk_id).values_list("job_id", flat=True).first()
+        if job_id is None:
+            return
+        job = Job.objects.select_for_update().filter(pk=job_id, status=JobStatus.RUNNING).first()
+        chunk = (
+            JobChunk.objects.select_for_update()
+            .filter(pk=chunk_id, status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
+            .filter(_silent_since(cutoff, "created_at"))
+            .first()
+        )
+        if job is None or chunk is None:
+            return  # it moved on meanwhile
+        spec = job_kind_get(job.kind)
+        limit = job_max_attempts(job.kind)
+        total = job.chunks.count()
+        if spec is None or not spec.chunk_task_name or chunk.attempts >= limit:
+            message = (
+                worker_died_message(chunk.attempts, limit)
+                if spec is not None and spec.chunk_task_name
+                else f"the job kind {job.kind!r} no longer fans out"
+            )
+            chunk.status = JobStatus.FAILED
+            chunk.error = message
+            chunk.finished_at = timezone.now()
+            chunk.save(update_fields=["status", "error", "finished_at"])
+            job_fail(job_id=job.pk, error=f"chunk {chunk.index + 1} of {total}: {message}")
+            report.failed.append(job.pk)
+            return
+        chunk.status = JobStatus.QUEUED
+        chunk.heartbeat_at = timezone.now()
+        chunk.save(update_fields=["status", "heartbeat_at"])
+        job.log_tail = _append_log(
+            job.log_tail, f"chunk {chunk.index + 1}/{total} re-queued: {why}"
+        )
+        job.save(update_fields=["log_tail"])
+        task_name, queue = spec.chunk_task_name, job.queue
+        transaction.on_commit(
+            lambda: chunk_resend(chunk_id=chunk_id, job_id=job_id, task_name=task_name, queue=queue)
+        )
+        report.requeued_chunks.append(chunk_id)
+
+
+def _chunks_janitor(cutoff: datetime, stale_after: timedelta, report: JanitorReport) -> None:
+    live = JobChunk.objects.filter(job__status=JobStatus.RUNNING)
+    running = live.filter(status=JobStatus.RUNNING).filter(_silent_since(cutoff, "created_at"))
+    seconds = int(stale_after.total_seconds())
+    for chunk_id in running.values_list("pk", flat=True):
+        _requeue_chunk(
+            chunk_id, cutoff, f"no heartbeat for {seconds} s (the worker vanished)", report
+        )
+    queued = live.filter(status=JobStatus.QUEUED).filter(_silent_since(cutoff, "created_at"))
+    # A job of many chunks has most of them waiting in the queue: the queue is read
+    # once per janitor run, not once per chunk (that would be chunks x messages).
+    snapshots: dict[str, list[bytes] | None] = {}
+    for chunk_id, task_id, queue in queued.values_list("pk", "celery_task_id", "job__queue"):
+        if task_id and queue not in snapshots:
+            snapshots[queue] = broker_messages(queue=queue)
+        messages = snapshots.get(queue)
+        if task_id and messages is None:
+            continue  # the broker cannot be inspected: leave it rather than guess
+        if broker_has_task(task_id=task_id, queue=queue, messages=messages) is False:
+            _requeue_chunk(chunk_id, cutoff, "its task was lost by the broker", report)
+
+
 def jobs_janitor(*, stale_after: timedelta | None = None) -> JanitorReport:
     """Re-queue (or, past the attempt bound, fail) running jobs without a heartbeat
     and queued jobs whose broker message is gone, both silent for ``stale_after``."""
@@ -113,8 +202,12 @@ def jobs_janitor(*, stale_after: timedelta | None = None) -> JanitorReport:
         stale_after = timedelta(seconds=settings.JOBS_STALE_SECONDS)
     cutoff = timezone.now() - stale_after
     report = JanitorReport()
-    running = Job.objects.filter(status=JobStatus.RUNNING).filter(
-        _silent_since(cutoff, "started_at")
+    # A job that fanned out lives through its chunks (``_chunks_janitor``).
+    fanned_out = Exists(JobChunk.objects.filter(job=OuterRef("pk")))
+    running = (
+        Job.objects.filter(status=JobStatus.RUNNING)
+        .filter(_silent_since(cutoff, "started_at"))
+        .exclude(fanned_out)
     )
     for job_id in running.values_list("pk", flat=True):
         seconds = int(stale_after.total_seconds())
@@ -123,4 +216,5 @@ def jobs_janitor(*, stale_after: timedelta | None = None) -> JanitorReport:
     for job_id, task_id, queue in queued.values_list("pk", "celery_task_id", "queue"):
         if broker_has_task(task_id=task_id, queue=queue) is False:
             _requeue(job_id, cutoff, "its task was lost by the broker", report)
+    _chunks_janitor(cutoff, stale_after, report)
     return report

@@ -32,6 +32,9 @@ class JobKindSpec:
     # Runs of one job, counted before the work starts: a job whose worker died this
     # many times fails instead of running again (a bad input must not crash-loop).
     max_attempts: int = 3
+    # Set for kinds that fan out over every worker of their queue: the Celery task
+    # that runs one chunk (args: job id, chunk id). The janitor re-sends lost chunks.
+    chunk_task_name: str = ""
 
 
 _REGISTRY: dict[str, JobKindSpec] = {}

@@ -20,7 +20,7 @@ from common.errors import DomainError
 from common.uploads import upload_discard
 from jobs.errors import TRACEBACK_HEAD, public_error
 from jobs.kinds import job_kind_get
-from jobs.models import FINISHED_STATUSES, Job, JobStatus
+from jobs.models import FINISHED_STATUSES, Job, JobChunk, JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -38,19 +38,26 @@ class JobStateError(DomainError):
     """An operation that does not fit the job's status (HTTP 400)."""
 
 
+def broker_unreachable(job_id: int, exc: BaseException) -> None:
+    """Fail a job whose task could not be sent.
+
+    The row is committed already: record why nothing will run it instead of leaving
+    a job queued forever (and failing the request that created it).
+    """
+    logger.exception("could not queue job %s", job_id)
+    _finish(
+        job_id,
+        JobStatus.FAILED,
+        "failed: could not reach the task broker",
+        error=public_error(f"could not reach the task broker: {exc}"),
+    )
+
+
 def _enqueue(job_id: int, task_name: str, queue: str) -> None:
     try:
         result = current_app.send_task(task_name, args=[job_id], queue=queue)
     except Exception as exc:
-        # The row is committed already: record why nothing will run it instead of
-        # leaving a job queued forever (and failing the request that created it).
-        logger.exception("could not queue job %s", job_id)
-        _finish(
-            job_id,
-            JobStatus.FAILED,
-            "failed: could not reach the task broker",
-            error=public_error(f"could not reach the task broker: {exc}"),
-        )
+        broker_unreachable(job_id, exc)
         return
     # The send time is the queued job's last sign of life (jobs.janitor).
     Job.objects.filter(pk=job_id).update(celery_task_id=result.id, heartbeat_at=timezone.now())
@@ -209,12 +216,38 @@ def _finish(job_id: int, status: str, message: str = "", **fields: Any) -> Job:
         if status == JobStatus.SUCCEEDED and job.progress_total:
             job.progress_done = job.progress_total
         job.save()
+        if status != JobStatus.SUCCEEDED:
+            _chunks_stop(job.pk, status)
         upload = job_upload(job)
         if upload is not None:
             # Kept until now so that a retried attempt still finds it; personal data
             # goes as soon as no attempt will read it again.
             transaction.on_commit(lambda: upload_discard(path=upload))
         return job
+
+
+def _chunks_stop(job_id: int, status: str) -> None:
+    """End the unfinished chunks of a job that failed or was cancelled.
+
+    Chunks still queued are dropped from the broker; a running one stops at its next
+    progress report (it finds its job finished), and its committed batches stay, as
+    for a job cancelled while running in one task.
+    """
+    unfinished = JobChunk.objects.filter(job_id=job_id).exclude(status__in=FINISHED_STATUSES)
+    task_ids = [
+        task_id for task_id in unfinished.values_list("celery_task_id", flat=True) if task_id
+    ]
+    unfinished.update(status=JobStatus.CANCELLED, finished_at=timezone.now())
+    if task_ids:
+        transaction.on_commit(lambda: _revoke(task_ids))
+
+
+def _revoke(task_ids: str | list[str]) -> None:
+    try:
+        # Only drops tasks that have not started; running ones see the job's status.
+        current_app.control.revoke(task_ids)
+    except Exception:
+        logger.exception("could not revoke tasks %s", task_ids)
 
 
 def job_upload(job: Job) -> Path | None:
@@ -258,6 +291,9 @@ def job_retry(*, job: Job, user: Any = None) -> Job:
     if upload is not None and not upload.exists():
         raise JobStateError("the uploaded file was removed when the job ended; upload it again")
     who = getattr(user, "username", "") or "system"
+    # A fanned-out job plans its chunks afresh; what they stored is kept and skipped
+    # (each kind's work is idempotent per job).
+    job.chunks.all().delete()
     job.status = JobStatus.QUEUED
     job.attempts = 0
     job.error = ""
@@ -288,9 +324,8 @@ def job_cancel(*, job: Job, user: Any = None) -> Job:
     who = getattr(user, "username", "") or "system"
     job = _finish(job.pk, JobStatus.CANCELLED, f"cancelled by {who}")
     if job.celery_task_id and job.status == JobStatus.CANCELLED:
-        try:
-            # Only drops a task that has not started; a running one sees the status.
-            current_app.control.revoke(job.celery_task_id)
-        except Exception:
-            logger.exception("could not revoke the task of job %s", job.pk)
+        # Its chunks, if it fanned out, are revoked by _finish. After the commit only:
+        # a surrounding transaction (an erasure) that rolls back leaves the task be.
+        task_id = job.celery_task_id
+        transaction.on_commit(lambda: _revoke(task_id))
     return job

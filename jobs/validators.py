@@ -14,6 +14,15 @@ def id_param(value: Any, key: str) -> int:
     return value
 
 
+# Documents per chunk a client may ask for when a job fans out (JOBS_CHUNK_DOCUMENTS
+# is the default): 1 spreads finest, the upper bound keeps a chunk's run bounded.
+CHUNK_SIZE_BOUNDS = (1, 10_000)
+
+
+def chunk_size_param(params: dict[str, Any]) -> None:
+    int_param(params, "chunk_size", *CHUNK_SIZE_BOUNDS)
+
+
 def int_param(params: dict[str, Any], key: str, low: int, high: int) -> None:
     """An optional integer parameter within ``low``..``high``."""
     value = params.get(key)

@@ -32,6 +32,8 @@ class ModelVersionOutputSerializer(serializers.Serializer):
     training_summary = serializers.JSONField()
     metrics = serializers.JSONField()
     is_active = serializers.BooleanField()
+    # Set when documents or decisions it may have learnt from were erased (erasure app).
+    trained_on_erased_data_at = serializers.DateTimeField(allow_null=True)
     job = serializers.IntegerField(source="job_id", allow_null=True)
     created_at = serializers.DateTimeField()
 

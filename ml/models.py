@@ -33,6 +33,11 @@ class ModelVersion(models.Model):
     training_summary = models.JSONField(default=dict, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
     is_active = models.BooleanField(default=False)
+    # Set by the erasure app when documents or decisions this model may have learnt from
+    # were erased but others remain (a model trained only on erased data is deleted).
+    trained_on_erased_data_at = models.DateTimeField(
+        null=True, blank=True, help_text="When data this model was trained on was erased."
+    )
     job = models.ForeignKey(
         "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.utils.text import slugify
 
 from jobs.services import JobStateError
-from jobs.validators import id_param, int_param
+from jobs.validators import chunk_size_param, id_param, int_param
 from ml.models import ModelKind
 from ml.selectors import model_version_in_scope
 from ml.services.risk_training import MLM_TRAINING_KEYS, RISK_CLASSIFIERS, RISK_TRAINING_KEYS
@@ -38,6 +38,20 @@ def preannotate_params_validate(params: dict[str, Any], project: Any) -> None:
                 f"no {ModelKind.RECOGNIZER} model version {value!r} in this project"
             )
     int_param(params, "batch_size", 1, 256)
+    chunk_size_param(params)
+
+
+# A client's training job must end: an epoch count in the thousands would hold a gpu
+# worker for weeks before its time limit frees it. Sequences longer than the
+# encoders' 512 positions would fail mid-run; threads beyond a large host's cores
+# only slow it down.
+TRAINING_BOUNDS = {
+    "epochs": (1, 100),
+    "max_steps": (1, 1_000_000),
+    "batch_size": (1, 256),
+    "max_length": (8, 512),
+    "num_threads": (1, 256),
+}
 
 
 def training_params_validate(
@@ -46,8 +60,8 @@ def training_params_validate(
     """Parameters of a training job; ``extra_keys`` are those of a particular kind."""
     _known_keys(params, (*TRAINING_JOB_KEYS, *extra_keys))
     name_and_base_model_validate(params)
-    for key in ("epochs", "max_steps", "batch_size", "max_length", "num_threads"):
-        int_param(params, key, 1, 1_000_000)
+    for key, (low, high) in TRAINING_BOUNDS.items():
+        int_param(params, key, low, high)
 
 
 def _known_keys(params: dict[str, Any], keys: Iterable[str]) -> None:

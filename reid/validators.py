@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.services import JobStateError
-from jobs.validators import id_param, int_param
+from jobs.validators import chunk_size_param, id_param, int_param
 from knowledge.models import KbStatus, KnowledgeBase
 from knowledge.selectors import knowledge_base_in_scope
 from ml.validators import name_and_base_model_validate
@@ -47,7 +47,9 @@ TRAIN_REID_KEYS = frozenset(
         "activate",
     }
 )
-DEIDENTIFY_KEYS = frozenset({"knowledge_base_id", "k", "start", "document_ids", "max_steps"})
+DEIDENTIFY_KEYS = frozenset(
+    {"knowledge_base_id", "k", "start", "document_ids", "max_steps", "chunk_size"}
+)
 CURVE_KEYS = frozenset({"knowledge_base_id", "k_values", "document_ids"})
 
 
@@ -103,6 +105,7 @@ def reid_deidentify_params_validate(params: dict[str, Any], project: Any) -> Non
     _knowledge_base(params, project)
     int_param(params, "k", *K_BOUNDS)
     int_param(params, "max_steps", *MAX_STEPS_BOUNDS)
+    chunk_size_param(params)
     start = params.get("start")
     if start is not None and start not in STARTS:
         raise JobStateError(f"start must be one of: {', '.join(STARTS)}")

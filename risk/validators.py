@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.services import JobStateError
-from jobs.validators import id_param, int_param
+from jobs.validators import chunk_size_param, id_param, int_param
 from ml.models import ModelKind
 from ml.selectors import active_model_version, model_version_in_scope
 from sanitizer.risk import risk_measures
@@ -23,6 +23,7 @@ MAX_ARITY_BOUNDS = (1, 4)
 PARAM_KEYS = frozenset(
     {
         "document_ids",
+        "chunk_size",
         "measures",
         "threshold",
         "k",
@@ -73,6 +74,7 @@ def risk_params_validate(params: dict[str, Any], project: Any) -> None:
         threshold_param(params["threshold"])
     int_param(params, "k", *K_BOUNDS)
     int_param(params, "max_arity", *MAX_ARITY_BOUNDS)
+    chunk_size_param(params)
     _model_param(params, "mlm_model_version_id", project, ModelKind.MASKED_LM, "masked-LM")
     has_model = _model_param(
         params, "risk_model_version_id", project, ModelKind.RISK_CLASSIFIER, "risk"

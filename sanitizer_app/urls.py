@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/", include("knowledge.urls")),
     path("api/", include("risk.urls")),
     path("api/", include("reid.urls")),
+    path("api/", include("erasure.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("frontend.urls")),
 ]

@@ -44,6 +44,8 @@ class CeleryWorker:
     process: subprocess.Popen[bytes]
     broker_url: str
     log_path: Path
+    # The node name before "@" (what Celery's task.request.hostname starts with).
+    name: str = ""
 
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
@@ -72,27 +74,36 @@ class CeleryWorker:
     def wait_for_job(
         self, job_id: int, timeout: float = 120.0, poll: float = 0.1
     ) -> tuple[Any, list[tuple[int, int]]]:
-        """Poll the Job row until it is finished.
+        """Poll the Job row until it is finished (see :func:`wait_for_job`)."""
+        return wait_for_job(job_id, [self], timeout=timeout, poll=poll)
 
-        Returns the finished job and the ``(done, total)`` pairs read while it was
-        queued or running.
-        """
-        from jobs.models import Job
 
-        deadline = time.monotonic() + timeout
-        observed: list[tuple[int, int]] = []
-        while True:
-            job = Job.objects.get(pk=job_id)
-            if job.is_finished:
-                return job, observed
-            observed.append((job.progress_done, job.progress_total))
-            self.assert_alive()
-            if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"job {job_id} still {job.status} after {timeout}s "
-                    f"(progress {job.progress_done}/{job.progress_total}):\n{self.log()[-4000:]}"
-                )
-            time.sleep(poll)
+def wait_for_job(
+    job_id: int, workers: list[CeleryWorker], timeout: float = 120.0, poll: float = 0.1
+) -> tuple[Any, list[tuple[int, int]]]:
+    """Poll the Job row until it is finished, checking that every worker is alive.
+
+    Returns the finished job and the ``(done, total)`` pairs read while it was
+    queued or running.
+    """
+    from jobs.models import Job
+
+    deadline = time.monotonic() + timeout
+    observed: list[tuple[int, int]] = []
+    while True:
+        job = Job.objects.get(pk=job_id)
+        if job.is_finished:
+            return job, observed
+        observed.append((job.progress_done, job.progress_total))
+        for worker in workers:
+            worker.assert_alive()
+        if time.monotonic() > deadline:
+            logs = "\n".join(worker.log()[-4000:] for worker in workers)
+            raise AssertionError(
+                f"job {job_id} still {job.status} after {timeout}s "
+                f"(progress {job.progress_done}/{job.progress_total}):\n{logs}"
+            )
+        time.sleep(poll)
 
 
 def _redis_base(url: str) -> str:
@@ -164,17 +175,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=15)
 
 
-@contextmanager
-def run_celery_worker(
-    *, database: dict[str, Any], log_dir: Path, queues: str = "cpu,gpu", pool: str = "solo"
-) -> Iterator[CeleryWorker]:
-    """Start a worker on a claimed Redis database, wait until it is ready, stop it after.
-
-    ``pool="prefork"`` runs tasks in a child process (one), which a test may kill.
-    """
-    original_broker = os.environ.get("CELERY_BROKER_URL")
-    broker_url, redis_client = claim_redis_database(original_broker or DEFAULT_BROKER)
-    log_path = log_dir / "celery-worker.log"
+def _spawn(
+    *, database: dict[str, Any], broker_url: str, log_path: Path, name: str, queues: str, pool: str
+) -> CeleryWorker:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
         "DATABASE_URL": database_url(database),
@@ -189,7 +192,7 @@ def run_celery_worker(
     command = [
         sys.executable, "-m", "celery", "-A", "sanitizer_app", "worker",
         "-Q", queues, f"--pool={pool}", "-c", "1", "--loglevel=INFO",
-        "-n", f"pytest-{os.getpid()}@%h",
+        "-n", f"{name}@%h",
         "--without-gossip", "--without-mingle", "--without-heartbeat",
     ]  # fmt: skip
     with log_path.open("wb") as log_file:
@@ -201,16 +204,60 @@ def run_celery_worker(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    worker = CeleryWorker(process=process, broker_url=broker_url, log_path=log_path)
+    return CeleryWorker(process=process, broker_url=broker_url, log_path=log_path, name=name)
+
+
+@contextmanager
+def run_celery_workers(
+    *,
+    database: dict[str, Any],
+    log_dir: Path,
+    count: int = 1,
+    queues: str = "cpu,gpu",
+    pool: str = "solo",
+) -> Iterator[list[CeleryWorker]]:
+    """Start ``count`` workers sharing one claimed Redis database, wait until every one
+    is ready, stop them after. Each runs one task at a time (``-c 1``).
+
+    ``pool="prefork"`` runs tasks in a child process (one), which a test may kill.
+    """
+    original_broker = os.environ.get("CELERY_BROKER_URL")
+    broker_url, redis_client = claim_redis_database(original_broker or DEFAULT_BROKER)
+    workers: list[CeleryWorker] = []
     try:
-        worker.wait_for_log(r"celery@\S+ ready\.|\bready\.", timeout=READY_TIMEOUT)
+        for number in range(count):
+            suffix = f"-{number + 1}" if count > 1 else ""
+            workers.append(
+                _spawn(
+                    database=database,
+                    broker_url=broker_url,
+                    log_path=log_dir / f"celery-worker{suffix}.log",
+                    name=f"pytest-{os.getpid()}{suffix}",
+                    queues=queues,
+                    pool=pool,
+                )
+            )
+        for worker in workers:
+            worker.wait_for_log(r"celery@\S+ ready\.|\bready\.", timeout=READY_TIMEOUT)
         _point_app_at(broker_url)
-        yield worker
+        yield workers
     finally:
-        _stop(process)
+        for worker in workers:
+            _stop(worker.process)
         _point_app_at(original_broker)
         redis_client.flushdb()
         redis_client.close()
+
+
+@contextmanager
+def run_celery_worker(
+    *, database: dict[str, Any], log_dir: Path, queues: str = "cpu,gpu", pool: str = "solo"
+) -> Iterator[CeleryWorker]:
+    """One worker (see :func:`run_celery_workers`)."""
+    with run_celery_workers(database=database, log_dir=log_dir, queues=queues, pool=pool) as (
+        worker,
+    ):
+        yield worker
 
 
 @pytest.fixture(scope="module")

@@ -242,3 +242,19 @@ def test_demo_editor_shows_the_risk_reasons(demo_server):
         reasons = panel.locator("li").all_inner_texts()
         assert any(line.startswith("LM: log p(") for line in reasons), reasons
         screenshot(page, "demo-risk-reasons")
+
+
+def test_demo_worker_runs_beat_which_sends_the_jobs_janitor(demo_server):
+    """The worker has beat embedded: it sends the janitor every JOBS_JANITOR_SECONDS (60 s
+    by default; the first time one interval after start-up)."""
+    _, var_dir = demo_server
+    sent = "Sending due task jobs-janitor (sanitizer.jobs_janitor)"
+    deadline = time.monotonic() + 180
+    output = (var_dir / "demo.log").read_text(errors="replace")
+    while sent not in output and time.monotonic() < deadline:
+        time.sleep(1)
+        output = (var_dir / "demo.log").read_text(errors="replace")
+    assert "beat: Starting..." in output, output[-3000:]
+    assert sent in output, output[-3000:]
+    # Beat's record of the last runs (a shelve file; its dbm may add a suffix).
+    assert any(p.name.startswith("celerybeat-schedule") for p in var_dir.iterdir())

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,10 +117,83 @@ def test_embedded_defaults_without_urls():
     )
 
 
+# os.environ.get("X", os.environ["X"], os.environ.setdefault("X", env_bool("X", env_list("X"...
+_ENV_READ = re.compile(
+    r"""(?:os\.environ(?:\.get|\.setdefault)?|\benv_[a-z]+)\s*[(\[]\s*["']([A-Z][A-Z0-9_]*)["']"""
+)
+# The settings modules and the Celery app (it reads JOBS_JANITOR_SECONDS for beat).
+_SETTINGS_SOURCES = [*sorted((REPO / "sanitizer_app" / "settings").glob("*.py"))]
+_SETTINGS_SOURCES.append(REPO / "sanitizer_app" / "celery.py")
+
+
+def _settings_read_from_environment() -> set[str]:
+    return {name for path in _SETTINGS_SOURCES for name in _ENV_READ.findall(path.read_text())}
+
+
 def test_env_example_lists_every_setting():
     example = (REPO / ".env.example").read_text()
-    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"):
-        assert f"{name}=" in example
+    listed = set(re.findall(r"^([A-Z][A-Z0-9_]*)=", example, flags=re.MULTILINE))
+    read = _settings_read_from_environment()
+    # The parser finds what it should (one name of each way of reading).
+    assert {"SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "JOBS_STALE_SECONDS"} <= read
+    assert {"HF_HUB_OFFLINE", "JOBS_JANITOR_SECONDS", "SECURE_HSTS_SECONDS"} <= read
+    assert read - listed == set(), "settings missing from .env.example"
+    # Set elsewhere, not read by a settings module, yet needed to deploy.
+    assert {"DATABASE_URL", "CELERY_BROKER_URL", "JOBS_CHUNK_DOCUMENTS"} <= listed
+
+
+def test_env_example_comments_every_setting():
+    """Each setting has a comment above it (its own or its group's)."""
+    lines = (REPO / ".env.example").read_text().splitlines()
+    assert lines[0].startswith("#")
+    for before, line in itertools.pairwise(lines):
+        if re.match(r"^[A-Z][A-Z0-9_]*=", line):
+            assert before.startswith("#") or re.match(r"^[A-Z][A-Z0-9_]*=", before), line
+
+
+def test_compose_runs_exactly_one_beat_for_the_janitor():
+    services = yaml.safe_load((REPO / "docker" / "compose.yml").read_text())["services"]
+    beats = [name for name, s in services.items() if "beat" in s.get("command", [])]
+    assert beats == ["beat"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "sanitizer_app", "beat"]
+    for name, service in services.items():
+        command = service.get("command", [])
+        assert "-B" not in command and "--beat" not in command, name
+
+
+def test_production_settings_behind_tls_set_hsts_and_secure_cookies():
+    env = {
+        "SECRET_KEY": "k3y-" + "x" * 60,
+        "DATABASE_URL": "postgres://u@127.0.0.1:5432/x",
+        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+        "SECURE_SSL": "1",
+        "SECURE_HSTS_SECONDS": "600",
+    }
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DEBUG", "SANITIZER_DEMO", "DJANGO_SETTINGS_MODULE"}
+    }
+    code = (
+        "import sanitizer_app.settings.production as s;"
+        "print(s.SECURE_HSTS_SECONDS, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE,"
+        " s.SECURE_SSL_REDIRECT, s.SECURE_PROXY_SSL_HEADER)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env={**clean, **env}, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().split(maxsplit=4) == [
+        "600",
+        "True",
+        "True",
+        "True",
+        "('HTTP_X_FORWARDED_PROTO', 'https')",
+    ]
+    readme = (REPO / "README.md").read_text()
+    production = readme.split("### Production", 1)[1].split("\n## ", 1)[0]
+    for name in ("SECURE_SSL", "SECURE_HSTS_SECONDS", "SESSION_COOKIE_SECURE", "beat"):
+        assert name in production, name
 
 
 def test_ci_runs_the_readme_test_command():

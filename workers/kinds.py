@@ -43,6 +43,7 @@ from reid.validators import (
 )
 from risk.validators import RISK_ASSESS, RISK_SOLVE, risk_params_validate
 from workers import bodies
+from workers.fanout import FanOut
 from workers.runner import Describe, JobBody
 
 HOUR = 3600
@@ -59,6 +60,13 @@ class JobKindEntry(JobKindSpec):
     max_retries: int
     body: JobBody
     describe: Describe | None = None
+    # Per-document kinds split into chunks run as a Celery group (workers.fanout);
+    # ``chunk_task_name`` (of JobKindSpec) names the chunk task.
+    fan_out: FanOut | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.fan_out) != bool(self.chunk_task_name):
+            raise ValueError(f"{self.name}: fan_out and chunk_task_name go together")
 
 
 JOB_KINDS: tuple[JobKindEntry, ...] = (
@@ -85,6 +93,8 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         time_limit=6 * HOUR + 300,
         max_retries=3,
         body=bodies.preannotate,
+        chunk_task_name="sanitizer.preannotate.chunk",
+        fan_out=FanOut(sum_keys=("documents", "skipped", "spans")),
     ),
     JobKindEntry(
         name=TRAIN_RECOGNIZER,
@@ -175,6 +185,8 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         time_limit=2 * HOUR + 300,
         max_retries=3,
         body=bodies.risk_solve,
+        chunk_task_name="sanitizer.risk_solve.chunk",
+        fan_out=FanOut(sum_keys=("documents", "masked_spans", "risky")),
     ),
     JobKindEntry(
         name=TRAIN_REID,
@@ -198,6 +210,8 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         time_limit=6 * HOUR + 300,
         max_retries=3,
         body=bodies.reid_deidentify,
+        chunk_task_name="sanitizer.reid_deidentify.chunk",
+        fan_out=FanOut(sum_keys=("documents", "masked_spans", "reached", "skipped")),
     ),
     JobKindEntry(
         name=REID_CURVE,
@@ -215,4 +229,6 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
 
 def task_queues() -> dict[str, str]:
     """Celery task name -> queue, for the Celery app's router."""
-    return {entry.task_name: entry.queue for entry in JOB_KINDS}
+    queues = {entry.task_name: entry.queue for entry in JOB_KINDS}
+    queues.update({entry.chunk_task_name: entry.queue for entry in JOB_KINDS if entry.fan_out})
+    return queues

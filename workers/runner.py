@@ -13,6 +13,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -62,11 +63,18 @@ class Reporter:
     def __call__(self, done: int, total: int, message: str = "") -> None:
         now = time.monotonic()
         if message or now - self._last >= self._min_seconds or (total and done >= total):
-            job_progress(job_id=self.job_id, done=done, total=total, message=message)
+            self.write(done, total, message)
             self._last = now
 
     def log(self, message: str) -> None:
-        job_log(job_id=self.job_id, message=message)
+        self.write(None, None, message)
+
+    def write(self, done: int | None, total: int | None, message: str) -> None:
+        """Store a report (a chunk's reporter sums it into its job instead)."""
+        if done is None or total is None:
+            job_log(job_id=self.job_id, message=message)
+        else:
+            job_progress(job_id=self.job_id, done=done, total=total, message=message)
 
 
 class Heartbeat:
@@ -89,12 +97,15 @@ class Heartbeat:
         try:
             while not self._stop.wait(self.seconds):
                 try:
-                    job_heartbeat(job_id=self.job_id)
+                    self.beat()
                 except Exception:
                     logger.warning("heartbeat of job %s not written", self.job_id, exc_info=True)
         finally:
             # Django's connections are per thread: this thread's go with it.
             connections.close_all()
+
+    def beat(self) -> None:
+        job_heartbeat(job_id=self.job_id)
 
     def __enter__(self) -> Heartbeat:
         self._thread.start()
@@ -111,8 +122,64 @@ class Heartbeat:
         self._thread.join(timeout=5)
 
 
-JobBody = Callable[[Job, Reporter], dict[str, Any]]
+class FannedOut:
+    """A body's result meaning "split into chunks": the chunks finish the job."""
+
+
+FANNED_OUT = FannedOut()
+
+JobBody = Callable[[Job, Reporter], Any]
 Describe = Callable[[dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Where one run (a job's, or one chunk's) records how it ended."""
+
+    label: str
+    # Runs so far and the job kind: a transient error is retried within the bound.
+    attempts: int
+    kind: str
+    fail: Callable[[str], object]
+    succeed: Callable[[Any], object]
+    # Puts the run back to queued before a retry; False when the job stopped meanwhile.
+    requeue: Callable[[], bool]
+
+
+def run_recorded(task: Task, heartbeat: Heartbeat, work: Callable[[], Any], out: Outcome) -> None:
+    """Run ``work`` under ``heartbeat`` and record its outcome through ``out``.
+
+    Only transient infrastructure errors (database or broker connection) are
+    retried, and retries count as attempts (the claim counts each run), so the
+    bound holds across both; anything else fails the run.
+    """
+    try:
+        with heartbeat:
+            result = work()
+    except JobCancelledError:
+        logger.info("%s stopped: its job was cancelled or ended", out.label)
+    except USER_ERRORS as exc:
+        out.fail(str(exc))
+    except SoftTimeLimitExceeded:
+        out.fail("time limit exceeded")
+    except TRANSIENT_ERRORS as exc:
+        retry = task.request.retries < (task.max_retries or 0)
+        if retry and out.attempts < job_max_attempts(out.kind):
+            connection.close()
+            if out.requeue():
+                raise task.retry(exc=exc, countdown=5 * 2**task.request.retries) from exc
+            return
+        out.fail(traceback.format_exc())
+    except Exception:
+        out.fail(traceback.format_exc())
+    else:
+        out.succeed(result)
+
+
+def _job_requeue(job_id: int) -> bool:
+    # Only a job still running goes back to the queue: a cancellation stands.
+    Job.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED)
+    return True
 
 
 def run_job(task: Task, job_id: int, body: JobBody, describe: Describe | None = None) -> None:
@@ -126,26 +193,23 @@ def run_job(task: Task, job_id: int, body: JobBody, describe: Describe | None = 
     if job is None:
         logger.info("job %s has nothing to do (finished, cancelled or taken)", job_id)
         return
-    reporter = Reporter(job_id)
-    try:
-        with Heartbeat(job_id):
-            result = body(job, reporter)
-    except JobCancelledError:
-        logger.info("job %s cancelled", job_id)
-    except USER_ERRORS as exc:
-        job_fail(job_id=job_id, error=str(exc))
-    except SoftTimeLimitExceeded:
-        job_fail(job_id=job_id, error="time limit exceeded")
-    except TRANSIENT_ERRORS as exc:
-        # Retries count as attempts too (job_start): the bound holds across both.
-        retry = task.request.retries < (task.max_retries or 0)
-        if retry and job.attempts < job_max_attempts(job.kind):
-            connection.close()
-            # Only a job still running goes back to the queue: a cancellation stands.
-            Job.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(status=JobStatus.QUEUED)
-            raise task.retry(exc=exc, countdown=5 * 2**task.request.retries) from exc
-        job_fail(job_id=job_id, error=traceback.format_exc())
-    except Exception:
-        job_fail(job_id=job_id, error=traceback.format_exc())
-    else:
+
+    def succeed(result: Any) -> None:
+        if isinstance(result, FannedOut):
+            return  # its chunks run as a Celery group; the last one finishes the job
         job_succeed(job_id=job_id, result=result, message=describe(result) if describe else "done")
+
+    reporter = Reporter(job_id)
+    run_recorded(
+        task,
+        Heartbeat(job_id),
+        lambda: body(job, reporter),
+        Outcome(
+            label=f"job {job_id}",
+            attempts=job.attempts,
+            kind=job.kind,
+            fail=lambda error: job_fail(job_id=job_id, error=error),
+            succeed=succeed,
+            requeue=lambda: _job_requeue(job_id),
+        ),
+    )

@@ -7,37 +7,63 @@ task names are those queued messages carry, so they never change with the code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from celery import Task, shared_task
 
 from jobs.janitor import jobs_janitor
+from workers.fanout import FanOut, fan_out_body, run_chunk
 from workers.kinds import JOB_KINDS, JobKindEntry
 from workers.runner import run_job
 
 
-def _task_for(entry: JobKindEntry) -> Task:
-    def run(self: Task, job_id: int) -> None:
-        run_job(self, job_id, entry.body, entry.describe)
-
+def _shared_task(entry: JobKindEntry, name: str, run: Callable[..., None]) -> Task:
     # Celery builds a signature-checking function of this name: it must be an identifier.
-    run.__name__ = run.__qualname__ = re.sub(r"\W", "_", entry.task_name.rsplit(".", 1)[-1])
+    run.__name__ = run.__qualname__ = re.sub(r"\W", "_", name.rsplit(".", 1)[-1])
     task: Task = shared_task(
         bind=True,
-        name=entry.task_name,
+        name=name,
         soft_time_limit=entry.soft_time_limit,
         time_limit=entry.time_limit,
         max_retries=entry.max_retries,
         # Acknowledged when the run ends, and given back to the queue when the worker
-        # child dies: job_start counts each run, so the redelivery is bounded.
+        # child dies: the claim (job_start, job_chunk_start) counts each run, so the
+        # redelivery is bounded.
         acks_late=True,
         reject_on_worker_lost=True,
     )(run)
     return task
 
 
+def _task_for(entry: JobKindEntry) -> Task:
+    body = entry.body
+    if entry.fan_out is not None:
+        body = fan_out_body(entry.body, entry.fan_out, entry.chunk_task_name)
+
+    def run(self: Task, job_id: int) -> None:
+        run_job(self, job_id, body, entry.describe)
+
+    return _shared_task(entry, entry.task_name, run)
+
+
+def _chunk_task_for(entry: JobKindEntry, fan_out: FanOut) -> Task:
+    """The task running one chunk of a kind that fans out (same limits and acking)."""
+
+    def run(self: Task, job_id: int, chunk_id: int) -> None:
+        run_chunk(self, job_id, chunk_id, entry.body, fan_out, entry.describe)
+
+    return _shared_task(entry, entry.chunk_task_name, run)
+
+
 # The Celery task of each job kind, by kind name.
 TASKS: dict[str, Task] = {entry.name: _task_for(entry) for entry in JOB_KINDS}
+# The chunk task of each kind that fans out, by kind name.
+CHUNK_TASKS: dict[str, Task] = {
+    entry.name: _chunk_task_for(entry, entry.fan_out)
+    for entry in JOB_KINDS
+    if entry.fan_out is not None
+}
 
 
 # Celery beat runs it every JOBS_JANITOR_SECONDS (sanitizer_app.celery).

@@ -28,6 +28,8 @@ from jobs.services import job_cancel, job_create, job_retry
 
 # Larger files go through a job: a request should not hold a worker for minutes.
 SYNC_IMPORT_MAX_BYTES = 5 * 1024 * 1024
+# ... and so are files of many tiny documents (each costs rows, not bytes).
+SYNC_IMPORT_MAX_DOCUMENTS = 2000
 _UPLOAD_SUFFIX = {"tab": ".json", "jsonl": ".jsonl", "text": ".txt"}
 
 
@@ -49,6 +51,16 @@ class JobOutputSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     heartbeat_at = serializers.DateTimeField(allow_null=True)
+    chunks = serializers.SerializerMethodField(
+        help_text="A job that fanned out over the workers: its chunks by status, and "
+        "how many workers ran them (all zero for a job run as one task)."
+    )
+
+    def get_chunks(self, instance: Any) -> dict[str, int]:
+        # Counted by the selectors (annotation/selectors/jobs.py); a job just created
+        # or changed has none yet.
+        keys = ["total", "workers", *JobStatus.values]
+        return {key: int(getattr(instance, f"chunks_{key}", 0) or 0) for key in keys}
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         # No server paths (uploads, model folders) nor tracebacks, rows from before
@@ -125,7 +137,9 @@ class JobCancelApi(BaseApi):
     def post(self, request: Request, job_id: int) -> Response:
         user = current_user(request)
         job = permissions.job_for_user(user=user, job_id=job_id, action="cancel jobs")
-        return Response(JobOutputSerializer(job_cancel(job=job, user=user)).data)
+        job = job_cancel(job=job, user=user)
+        # Read back with its chunk counts (the selectors count them).
+        return Response(JobOutputSerializer(selectors.job_get(job_id=job.pk)).data)
 
 
 class JobRetryApi(BaseApi):
@@ -137,8 +151,9 @@ class JobRetryApi(BaseApi):
     def post(self, request: Request, job_id: int) -> Response:
         user = current_user(request)
         job = permissions.job_for_user(user=user, job_id=job_id, action="retry jobs")
+        job = job_retry(job=job, user=user)
         return Response(
-            JobOutputSerializer(job_retry(job=job, user=user)).data,
+            JobOutputSerializer(selectors.job_get(job_id=job.pk)).data,
             status=status.HTTP_202_ACCEPTED,
         )
 
@@ -152,14 +167,24 @@ class ImportApi(BaseApi):
         format = serializers.ChoiceField(choices=list(_UPLOAD_SUFFIX))
         sync = serializers.BooleanField(
             default=False,
-            help_text=f"Import within the request (files up to {SYNC_IMPORT_MAX_BYTES} bytes).",
+            help_text=(
+                f"Import within the request (files up to {SYNC_IMPORT_MAX_BYTES} bytes and "
+                f"{SYNC_IMPORT_MAX_DOCUMENTS} documents)."
+            ),
         )
 
     class SummaryOutputSerializer(serializers.Serializer):
         documents = serializers.IntegerField()
         annotation_sets = serializers.IntegerField()
         spans = serializers.IntegerField()
-        users_created = serializers.ListField(child=serializers.CharField())
+        users_created = serializers.ListField(
+            child=serializers.CharField(),
+            help_text=(
+                "The import-only stand-ins (`<name>@import.<project id>`, inactive) this "
+                "import added to the project: every annotator named in the file who is not "
+                "a member, whether or not an account of that name exists."
+            ),
+        )
 
     class FormatErrorOutputSerializer(serializers.Serializer):
         detail = serializers.CharField()
@@ -206,7 +231,13 @@ class ImportApi(BaseApi):
             )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
         try:
-            summary = services.document_import(project=project, path=path, fmt=fmt, user=user)
+            summary = services.document_import(
+                project=project,
+                path=path,
+                fmt=fmt,
+                user=user,
+                max_documents=SYNC_IMPORT_MAX_DOCUMENTS,
+            )
         finally:
             upload_discard(path=path)
         return Response(

@@ -64,3 +64,12 @@ def project_membership(*, project: Project, user_id: int) -> Membership | None:
 
 def user_memberships(*, user: Any) -> QuerySet[Membership]:
     return Membership.objects.filter(user=user).select_related("project").order_by("project__name")
+
+
+def project_document_ids(*, project_id: int, document_ids: list[int] | None = None) -> list[int]:
+    """The ids of the project's documents in reading order (position, then id),
+    narrowed to ``document_ids`` when given (ids of other projects drop out)."""
+    documents = Document.objects.filter(project_id=project_id)
+    if document_ids:
+        documents = documents.filter(pk__in=document_ids)
+    return list(documents.order_by("position", "id").values_list("pk", flat=True))

@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Prefetch
 
 from annotation.models import TAB_EXTRA_KEY, AnnotationSet, Document, Project, SetKind, Span
+from annotation.usernames import import_stand_in_name, import_stand_in_username
 from common.errors import DomainError
 from sanitizer.formats.release import Release, release, release_text
 from sanitizer.formats.tab import DocumentRecord, MentionRecord
@@ -36,6 +37,24 @@ def _export_key(annotation_set: AnnotationSet) -> str:
     if annotation_set.kind == SetKind.GOLD:
         return "gold"
     return f"machine:{annotation_set.source_name or annotation_set.source}:{annotation_set.pk}"
+
+
+def _export_keys(project_id: int, sets: Sequence[AnnotationSet]) -> list[str]:
+    """The annotator key of each set of a document. A stand-in the import made for this
+    project (``annotator1@import.12``) is named as in the imported file (``annotator1``),
+    so a TAB file round-trips, unless that name is reserved for the gold set or machine
+    runs or another set of the document already has it."""
+    keys = [_export_key(s) for s in sets]
+    taken = set(keys)
+    for i, annotation_set in enumerate(sets):
+        if annotation_set.kind != SetKind.HUMAN or annotation_set.annotator is None:
+            continue
+        name = import_stand_in_name(keys[i], project_id)
+        if name is None or name == "gold" or name.startswith("machine:") or name in taken:
+            continue
+        taken.add(name)
+        keys[i] = name
+    return keys
 
 
 def _tab_extra(meta: dict[str, Any]) -> dict[str, Any]:
@@ -95,23 +114,30 @@ def project_export_tab(
             target=document.target_person,
             extra=_tab_extra(document.meta),
         )
-        for annotation_set in sets:
-            key = _export_key(annotation_set)
+        for annotation_set, key in zip(sets, _export_keys(project.pk, sets), strict=True):
             record.annotations[key] = [_mention(s) for s in annotation_set.spans.all()]
             if annotation_set.quality_checked:
                 record.quality_checked.append(key)
         yield record.to_tab()
 
 
-def _choose_masking_set(sets: list[AnnotationSet], source: str) -> AnnotationSet | None:
+def _annotator_usernames(name: str, project_id: int) -> list[str]:
+    """The usernames ``annotator:<name>`` means: the account, then the project's
+    import stand-in of that name (the name its export shows, see :func:`_export_keys`)."""
+    return [name, import_stand_in_username(name, project_id)]
+
+
+def _choose_masking_set(
+    sets: list[AnnotationSet], source: str, project_id: int
+) -> AnnotationSet | None:
     """Pick the exported set among a document's sets (ordered by id, superseded machine
     runs included).
 
-    ``source``: ``gold``; ``annotator:<username>``; ``machine:<source name>`` (the
-    newest run of that name, even if a run of another name of its kind superseded it:
-    its masks are what was asked for); or ``auto`` = gold if any, else the first
-    quality-checked human set, else the first submitted human set, else the newest
-    current machine run.
+    ``source``: ``gold``; ``annotator:<username>`` (or the file's name of an import
+    stand-in); ``machine:<source name>`` (the newest run of that name, even if a run of
+    another name of its kind superseded it: its masks are what was asked for); or
+    ``auto`` = gold if any, else the first quality-checked human set, else the first
+    submitted human set, else the newest current machine run.
     """
     gold = [s for s in sets if s.kind == SetKind.GOLD]
     human = [s for s in sets if s.kind == SetKind.HUMAN]
@@ -125,7 +151,12 @@ def _choose_masking_set(sets: list[AnnotationSet], source: str) -> AnnotationSet
         candidates = gold
     elif source.startswith("annotator:"):
         name = source.split(":", 1)[1]
-        candidates = [s for s in human if s.annotator and s.annotator.get_username() == name]
+        candidates = [
+            s
+            for username in _annotator_usernames(name, project_id)
+            for s in human
+            if s.annotator and s.annotator.get_username() == username
+        ]
     elif source.startswith("machine:"):
         name = source.split(":", 1)[1]
         candidates = [s for s in runs if s.source_name == name]
@@ -146,7 +177,7 @@ def masking_set(*, document: Document, source: str = "auto") -> AnnotationSet | 
     sets = list(
         AnnotationSet.history.filter(document=document).select_related("annotator").order_by("id")
     )
-    return _choose_masking_set(sets, source)
+    return _choose_masking_set(sets, source, document.project_id)
 
 
 def masked_spans(annotation_set: AnnotationSet | None) -> list[tuple[int, int, str]]:
@@ -180,7 +211,9 @@ def _documents_with_masks(
             .order_by("id")
         ):
             sets_by_document[annotation_set.document_id].append(annotation_set)
-        chosen = {d.pk: _choose_masking_set(sets_by_document[d.pk], source) for d in batch}
+        chosen = {
+            d.pk: _choose_masking_set(sets_by_document[d.pk], source, project.pk) for d in batch
+        }
         spans: dict[int, list[tuple[int, int, str, str]]] = {s.pk: [] for s in chosen.values() if s}
         for set_id, start, end, entity_type, entity_id in (
             Span.objects.filter(
@@ -213,7 +246,10 @@ def _require_source(project: Project, source: str) -> None:
     if source == "gold":
         wanted = {"kind": SetKind.GOLD}
     elif kind == "annotator":
-        wanted = {"kind": SetKind.HUMAN, "annotator__username": name}
+        wanted = {
+            "kind": SetKind.HUMAN,
+            "annotator__username__in": _annotator_usernames(name, project.pk),
+        }
     elif kind == "machine":
         wanted = {"kind": SetKind.MACHINE, "source_name": name}
     else:

@@ -20,7 +20,6 @@ from annotation.services.documents import (
 )
 from annotation.services.imports import (
     IMPORT_JOB_KIND,
-    IMPORTED_USER_SUFFIX,
     ImportSummary,
     document_import,
     document_import_queue,
@@ -54,6 +53,7 @@ from annotation.services.spans import (
     span_update,
     spans_set_decision_for_entity,
 )
+from annotation.usernames import IMPORTED_USER_SUFFIX
 
 __all__ = [
     "IMPORTED_USER_SUFFIX",

@@ -26,14 +26,18 @@ from annotation.models import (
 )
 from annotation.services.base import ProgressCallback, UserLike, actor
 from annotation.services.spans import BULK_BATCH, spans_create_logged, spans_merge_duplicates
-from annotation.usernames import username_look_alike, username_normalised
+from annotation.usernames import (
+    import_stand_in_name,
+    import_stand_in_username,
+    username_look_alike,
+    username_normalised,
+)
 from common.errors import DomainError
 from jobs.models import Job
 from jobs.services import job_create
 from sanitizer.formats.tab import DocumentRecord, FormatError, iter_jsonl, iter_tab, iter_text
 
 User = get_user_model()
-IMPORTED_USER_SUFFIX = "@import"
 # The job kind that runs document_import in a worker (registered by the workers app).
 IMPORT_JOB_KIND = "import"
 # The knowledge-base profile id of the person a document is about (re-identification):
@@ -47,6 +51,8 @@ class ImportSummary:
     documents: int = 0
     annotation_sets: int = 0
     spans: int = 0
+    # The stand-in accounts (``<name>@import.<project id>``) this import made members
+    # of the project; a member named in the file is bound and not listed.
     users_created: list[str] = field(default_factory=list)
     document_ids: list[int] = field(default_factory=list)
 
@@ -93,42 +99,68 @@ def _reid_target(record: DocumentRecord) -> str | None:
     return (top or meta) or None
 
 
-def _annotator_user(name: str, project: Project, created: list[str]) -> Any:
+def _is_stand_in(user: Any) -> bool:
+    return not user.is_active and not user.has_usable_password()
+
+
+def _look_alike_in_project(name: str, project: Project) -> str | None:
+    """A member of ``project`` (a stand-in by its file name) that ``name`` could be
+    mistaken for. Only the project's own members count: they are who a project admin
+    already sees, so the refusal tells nothing about accounts elsewhere."""
+    names = []
+    for username in Membership.objects.filter(project=project).values_list(
+        "user__username", flat=True
+    ):
+        names.append(username)
+        stand_in = import_stand_in_name(username, project.pk)
+        if stand_in is not None:
+            names.append(stand_in)
+    return username_look_alike(name, names)
+
+
+def _annotator_user(name: str, project: Project) -> Any:
     """The account that owns an imported annotator's set.
 
-    An existing account is reused when it was itself created by an import (inactive)
-    or already belongs to the project; a file naming an unrelated active account
-    (say ``admin``) or a reserved name (``gold``, ``machine:...``) gets a separate
-    ``<name>@import`` account instead, so an import never attaches work to someone's
-    real login nor collides with the gold set or machine runs.
+    Only a member of the project is bound by name: it already sees the project (an
+    accepted invitation, or the admin, made it one). Any other name gets the project's
+    own stand-in ``<name>@import.<project id>``, an inactive account with no usable
+    password, made the same way whether or not an account called ``<name>`` exists.
+    So the outcome (sets, members, summary, job result) depends only on the file and
+    the project: an import tells a project admin nothing about which usernames exist,
+    and gives no account that has not accepted an invitation any access. Stand-ins are
+    per project, so imports into other projects are not visible either. The reserved
+    names of the gold set and machine runs ("gold", "machine:...") always get a
+    stand-in, so a human annotator cannot take them over in exports and agreement.
     """
     # The name as Django stores it (NFKC): a full-width "ａdmin" is "admin".
     name = username_normalised(name)
-    user = User.objects.filter(username=name).first()
-    # "gold" and "machine:..." name the gold set and machine runs in exports and
-    # agreement tables; a human annotator must not take them over.
     reserved = name == "gold" or name.startswith("machine:")
-    if reserved or (
-        user is not None
-        and user.is_active
-        and not Membership.objects.filter(project=project, user=user).exists()
-    ):
-        name = f"{name}{IMPORTED_USER_SUFFIX}"
-        user = User.objects.filter(username=name).first()
-    if user is None:
-        # A new account must not pass for an existing one ("аdmin" with a Cyrillic "а").
-        look_alike = username_look_alike(name, User.objects.values_list("username", flat=True))
-        if look_alike is not None:
-            raise DomainError(
-                f"the annotator name {name!r} looks like the existing account "
-                f"{look_alike!r}; rename the annotator in the file"
-            )
-        # TAB annotators are people who never log in here: inactive, no usable password.
-        user = User(username=name, is_active=False)
-        user.set_unusable_password()
-        user.full_clean()
-        user.save()
-        created.append(name)
+    if not reserved:
+        member = User.objects.filter(username=name, memberships__project=project).first()
+        if member is not None:
+            return member
+    username = import_stand_in_username(name, project.pk)
+    user = User.objects.filter(username=username).first()
+    if user is not None:
+        # A stand-in of this project (perhaps removed from its members since).
+        if _is_stand_in(user) or Membership.objects.filter(project=project, user=user).exists():
+            return user
+        raise DomainError(
+            f"the annotator name {name!r} cannot be imported into this project; "
+            "rename the annotator in the file"
+        )
+    # A new stand-in must not pass for a member ("аdmin" with a Cyrillic "а").
+    look_alike = _look_alike_in_project(name, project)
+    if look_alike is not None:
+        raise DomainError(
+            f"the annotator name {name!r} looks like {look_alike!r}, a member of the "
+            "project; rename the annotator in the file"
+        )
+    # TAB annotators are people who never log in here: inactive, no usable password.
+    user = User(username=username, is_active=False)
+    user.set_unusable_password()
+    user.full_clean()
+    user.save()
     return user
 
 
@@ -140,8 +172,12 @@ def document_import(
     fmt: str,
     user: UserLike = None,
     progress: ProgressCallback | None = None,
+    max_documents: int | None = None,
 ) -> ImportSummary:
     """Import a TAB JSON, JSONL or text file into ``project``, all or nothing.
+
+    ``max_documents`` bounds an import made within a web request: a small file of
+    many tiny documents would otherwise hold the request past the server's timeout.
 
     The file is streamed and validated document by document; the first problem
     raises :class:`FormatError` (naming the document and mention), which rolls back
@@ -156,6 +192,11 @@ def document_import(
     users: dict[str, Any] = {}
     pending_spans: list[Span] = []
     for record in _records(path, fmt, progress):
+        if max_documents is not None and summary.documents >= max_documents:
+            raise DomainError(
+                f"the file holds more than {max_documents} documents: import it with a "
+                "job (sync=false)"
+            )
         if record.doc_id in existing:
             raise FormatError(
                 "a document with this id already exists in the project", doc_id=record.doc_id
@@ -183,10 +224,12 @@ def document_import(
         summary.document_ids.append(document.pk)
         for annotator, mentions in record.annotations.items():
             if annotator not in users:
-                users[annotator] = _annotator_user(annotator, project, summary.users_created)
-                Membership.objects.get_or_create(
+                users[annotator] = _annotator_user(annotator, project)
+                _, joined = Membership.objects.get_or_create(
                     project=project, user=users[annotator], defaults={"role": Role.ANNOTATOR}
                 )
+                if joined:
+                    summary.users_created.append(users[annotator].get_username())
             annotation_set = AnnotationSet.objects.create(
                 document=document,
                 kind=SetKind.HUMAN,

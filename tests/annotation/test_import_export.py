@@ -143,36 +143,59 @@ def test_tab_annotators_become_inactive_users_owning_their_sets(tab_sample_path)
     project = Project.objects.get(name="P")
     names = {"annotator1", "annotator3", "annotator4", "annotator5", "annotator6"}
     names |= {"annotator7", "annotator8", "annotator12"}
-    users = User.objects.filter(username__in=names)
+    stand_ins = {f"{name}@import.{project.pk}" for name in names}
+    users = User.objects.filter(username__in=stand_ins)
     assert users.count() == len(names)
     for user in users:
         assert not user.is_active
         assert not user.has_usable_password()
         membership = Membership.objects.get(project=project, user=user)
         assert membership.role == Role.ANNOTATOR
-    annotator3 = User.objects.get(username="annotator3")
+    annotator3 = User.objects.get(username=f"annotator3@import.{project.pk}")
     own = AnnotationSet.objects.get(annotator=annotator3)
     assert own.document.external_id == "001-61253"
     assert own.kind == SetKind.HUMAN
     assert own.status == SetStatus.SUBMITTED
     assert own.quality_checked
-    assert not AnnotationSet.objects.get(annotator__username="annotator4").quality_checked
-    assert AnnotationSet.objects.filter(annotator__username="annotator1").count() == 3
+    annotator4 = f"annotator4@import.{project.pk}"
+    assert not AnnotationSet.objects.get(annotator__username=annotator4).quality_checked
+    annotator1 = f"annotator1@import.{project.pk}"
+    assert AnnotationSet.objects.filter(annotator__username=annotator1).count() == 3
 
 
-def test_second_import_reuses_annotator_accounts(tab_sample_path, tmp_path):
+def test_a_second_import_into_the_project_reuses_its_stand_ins(tab_sample_path, tmp_path):
     import_file(tab_sample_path, project="first")
-    out = import_file(tab_sample_path, project="second")
-    assert "inactive annotator accounts" not in out
-    assert get_user_model().objects.filter(username="annotator1").count() == 1
+    docs = load(tab_sample_path)
+    for doc in docs:
+        doc["doc_id"] += "-again"
+    out = import_file(dump(tmp_path, docs), project="first")
+    assert "import-only annotators" not in out
+    project = Project.objects.get(name="first")
+    stand_in = get_user_model().objects.get(username=f"annotator1@import.{project.pk}")
+    assert AnnotationSet.objects.filter(annotator=stand_in).count() == 6
+
+
+def test_each_project_gets_its_own_stand_ins(tab_sample_path):
+    """Stand-ins are per project: an import cannot learn which names other projects imported."""
+    first = import_file(tab_sample_path, project="first")
+    second = import_file(tab_sample_path, project="second")
+    assert "Added 8 import-only annotators" in first
+    assert "Added 8 import-only annotators" in second
+    owners = {
+        s.annotator.username.rsplit(".", 1)[1]
+        for s in AnnotationSet.objects.select_related("annotator")
+        if s.annotator is not None
+    }
+    assert owners == {str(p.pk) for p in Project.objects.all()}
 
 
 def test_import_never_attaches_sets_to_an_unrelated_active_account(tab_sample_path):
     User = get_user_model()
     real = User.objects.create_user(username="annotator1", password="x-secret-123")
     import_file(tab_sample_path)
+    project = Project.objects.get(name="P")
     assert not AnnotationSet.objects.filter(annotator=real).exists()
-    stand_in = User.objects.get(username="annotator1@import")
+    stand_in = User.objects.get(username=f"annotator1@import.{project.pk}")
     assert not stand_in.is_active
     assert AnnotationSet.objects.filter(annotator=stand_in).count() == 3
     assert not Membership.objects.filter(user=real).exists()
@@ -700,9 +723,10 @@ def test_reserved_annotator_names_get_their_own_accounts(tab_sample_path, tmp_pa
     docs[0]["annotations"] = {"gold": docs[0]["annotations"]["annotator1"]}
     import_file(dump(tmp_path, docs))
     owner = AnnotationSet.objects.get().annotator
-    assert owner is not None and owner.username == "gold@import"
+    project = Project.objects.get(name="P")
+    assert owner is not None and owner.username == f"gold@import.{project.pk}"
     exported = export_file(tmp_path / "out.json")
-    assert list(exported[0]["annotations"]) == ["gold@import"]
+    assert list(exported[0]["annotations"]) == [f"gold@import.{project.pk}"]
 
 
 @pytest.mark.parametrize(

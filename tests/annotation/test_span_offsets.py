@@ -172,7 +172,9 @@ def test_tab_duplicates_merge_into_the_stronger_decision_and_export_names_both(
 ) -> None:
     path, case = _tab_with_duplicates(tab_sample_path, tmp_path)
     call_command("import_documents", str(path), "--project", "P", "--format", "tab")
-    own = AnnotationSet.objects.get(annotator__username="annotator1")
+    own = AnnotationSet.objects.get(
+        annotator__username__startswith="annotator1@import.", document__project__name="P"
+    )
     assert own.spans.count() == case["count"]
     weaker = own.spans.get(start=case["weaker"]["start_offset"], end=case["weaker"]["end_offset"])
     assert weaker.identifier_type == "DIRECT"  # never lowered

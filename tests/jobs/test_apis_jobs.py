@@ -179,6 +179,32 @@ def test_sync_import_refuses_large_files(
     assert not upload_dir.exists() or list(upload_dir.iterdir()) == []
 
 
+def test_sync_import_refuses_files_of_many_tiny_documents(
+    world: World, upload_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("annotation.apis.jobs.SYNC_IMPORT_MAX_DOCUMENTS", 3)
+    lines = b"".join(b'{"id": "t%d", "text": "tiny"}\n' % i for i in range(4))
+    before = Document.objects.count()
+    response = world.client("admin").post(
+        f"/api/projects/{world.project.pk}/import/",
+        {"file": upload("tiny.jsonl", lines), "format": "jsonl", "sync": True},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert "more than 3 documents: import it with a job" in json.dumps(response.json())
+    # All or nothing: the three documents read before the fourth are gone too.
+    assert Document.objects.count() == before
+    assert not upload_dir.exists() or list(upload_dir.iterdir()) == []
+    # Three pass.
+    response = world.client("admin").post(
+        f"/api/projects/{world.project.pk}/import/",
+        {"file": upload("three.jsonl", lines.rsplit(b"\n", 2)[0] + b"\n"), "format": "jsonl",
+         "sync": True},
+        format="multipart",
+    )  # fmt: skip
+    assert response.status_code == 201, response.json()
+
+
 def test_job_list_shows_administered_projects_only(world: World) -> None:
     foreign = JobFactory.create(project=world.other_project)
     assert [j["id"] for j in world.client("admin").get("/api/jobs/").json()["results"]] == [
@@ -199,6 +225,25 @@ def test_job_detail_reports_progress_and_log(world: World) -> None:
     body = world.client("admin").get(f"/api/jobs/{world.job.pk}/").json()
     assert (body["status"], body["progress_done"], body["progress_total"]) == ("running", 3, 10)
     assert body["log_tail"].endswith("working\n")
+
+
+def test_job_detail_and_list_show_how_a_fanned_out_job_spread(world: World) -> None:
+    from jobs.models import JobChunk
+
+    Job.objects.filter(pk=world.job.pk).update(status=JobStatus.RUNNING)
+    for index, (status, worker) in enumerate(
+        [(JobStatus.SUCCEEDED, "a@h"), (JobStatus.SUCCEEDED, "b@h"), (JobStatus.RUNNING, "a@h"),
+         (JobStatus.QUEUED, "")]
+    ):  # fmt: skip
+        JobChunk.objects.create(job=world.job, index=index, status=status, worker=worker)
+    expected = {
+        "total": 4, "workers": 2, "queued": 1, "running": 1, "succeeded": 2, "failed": 0,
+        "cancelled": 0,
+    }  # fmt: skip
+    client = world.client("admin")
+    assert client.get(f"/api/jobs/{world.job.pk}/").json()["chunks"] == expected
+    listed = client.get("/api/jobs/").json()["results"]
+    assert [job["chunks"] for job in listed] == [expected]
 
 
 def test_job_create_queues_known_kinds_only(

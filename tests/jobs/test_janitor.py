@@ -106,6 +106,7 @@ def test_finished_jobs_are_left_alone(broker: None) -> None:
     assert jobs_janitor(stale_after=timedelta(minutes=3)).as_dict() == {
         "requeued": [],
         "failed": [],
+        "requeued_chunks": [],
     }
 
 

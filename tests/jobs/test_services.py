@@ -212,10 +212,15 @@ def test_a_finished_job_is_not_finished_again():
 # --- cancelling -----------------------------------------------------------------------
 
 
-def test_cancel_a_queued_job_revokes_its_task(broker):
+def test_cancel_a_queued_job_revokes_its_task(broker, django_capture_on_commit_callbacks):
     job = JobFactory.create(celery_task_id="t1")
     user = UserFactory.create(username="maria")
-    cancelled = job_cancel(job=job, user=user)
+    with transaction.atomic():
+        job_cancel(job=job, user=user)
+        # Revoked only once the cancellation is committed.
+        assert broker.revoked == []
+    with django_capture_on_commit_callbacks(execute=True):
+        cancelled = job_cancel(job=JobFactory.create(celery_task_id="t1"), user=user)
     assert cancelled.status == JobStatus.CANCELLED
     assert cancelled.finished_at is not None
     assert "cancelled by maria" in cancelled.log_tail

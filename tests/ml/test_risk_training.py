@@ -20,7 +20,11 @@ from ml.services.risk_training import (
     risk_classifier_train,
     risk_training_records,
 )
-from ml.validators import mlm_training_params_validate, risk_training_params_validate
+from ml.validators import (
+    mlm_training_params_validate,
+    risk_training_params_validate,
+    training_params_validate,
+)
 from risk.models import RiskAssessment
 from risk.services import risk_assess_documents
 from risk.validators import risk_params_validate
@@ -232,3 +236,19 @@ def test_train_risk_job_offers_the_transformer_classifier(annotated, settings, t
         project=project, document_ids=None, settings={"measures": ["supervised"]}
     )
     assert result["documents"] == 2
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"epochs": 1_000_000}, "epochs must be an integer from 1 to 100"),
+        ({"batch_size": 100_000}, "batch_size must be an integer from 1 to 256"),
+        ({"max_length": 100_000}, "max_length must be an integer from 8 to 512"),
+        ({"num_threads": 10_000}, "num_threads must be an integer from 1 to 256"),
+    ],
+)
+def test_recognizer_and_masker_training_refuse_runaway_parameters(
+    params: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(JobStateError, match=named):
+        training_params_validate(params, None)

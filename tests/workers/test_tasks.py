@@ -286,7 +286,9 @@ def test_worker_imports_a_large_file(celery_worker: CeleryWorker, tab_sample_pat
     # transaction is still open, so it was visible half way.
     assert any(0 < done < total for done, total in observed), observed[-5:]
     assert job.result == {**expected, "users_created": job.result["users_created"]}
-    assert set(job.result["users_created"]) == {f"annotator{n}" for n in (1, 3, 4, 5, 6, 7, 8, 12)}
+    assert set(job.result["users_created"]) == {
+        f"annotator{n}@import.{project.pk}" for n in (1, 3, 4, 5, 6, 7, 8, 12)
+    }
     log = [line.split(" ", 1)[1] for line in job.log_tail.splitlines()]
     assert log == [
         "importing large.json (tab)",

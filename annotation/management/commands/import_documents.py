@@ -73,8 +73,8 @@ class Command(BaseCommand):
         )
         if summary.users_created:
             self.stdout.write(
-                f"Created {len(summary.users_created)} inactive annotator accounts: "
-                + ", ".join(summary.users_created)
+                f"Added {len(summary.users_created)} import-only annotators "
+                "(inactive accounts, no login): " + ", ".join(summary.users_created)
             )
 
     def _queue(self, source: Path, project_name: str, fmt: str) -> None:

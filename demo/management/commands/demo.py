@@ -1,4 +1,5 @@
-"""Run the whole demo: migrate, load demo data, start a Celery worker and the web server.
+"""Run the whole demo: migrate, load demo data, start a Celery worker (with beat, for
+the jobs janitor) and the web server.
 
 With no ``CELERY_BROKER_URL`` the worker uses Kombu's file-system transport under
 ``var/broker``; with no ``DATABASE_URL`` the database is ``var/db.sqlite3``. The
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +21,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from demo.loading import demo_load, demo_queue_reid_curve, demo_queue_risk
+from demo.processes import demo_worker_command
 
 
 class Command(BaseCommand):
@@ -54,22 +57,10 @@ class Command(BaseCommand):
         if not options["no_worker"]:
             children.append(
                 subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "sanitizer_app",
-                        "worker",
-                        "-Q",
-                        "cpu,gpu",
-                        "--concurrency",
-                        "1",
-                        "--loglevel",
-                        "INFO",
-                        "--hostname",
-                        f"demo-{os.getpid()}@%h",
-                    ],
+                    # With beat embedded: the jobs janitor runs in the demo too.
+                    demo_worker_command(
+                        hostname=f"demo-{os.getpid()}@%h", var_dir=Path(settings.VAR_DIR)
+                    ),
                     env=env,
                     cwd=settings.BASE_DIR,
                 )

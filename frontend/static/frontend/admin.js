@@ -1,11 +1,12 @@
 // Project admin: settings and guidelines, members, imports (with the reader's
 // validation errors), assignments with an overlap, jobs (start, live progress, log
 // tail, cancel, retry); model versions (admin/models.js), knowledge bases and distant
-// labelling (admin/knowledge.js), exports (admin/exports.js) and the re-identification
-// curve (admin/reid.js).
+// labelling (admin/knowledge.js), exports (admin/exports.js), the re-identification
+// curve (admin/reid.js) and erasure of a document or the project (admin/erasure.js).
 import { api, config, listAll } from "./lib/api.js";
 import { $, el } from "./lib/dom.js";
 import { setUpExport } from "./admin/exports.js";
+import { askEraseDocument, setUpErasure } from "./admin/erasure.js";
 import { message } from "./admin/message.js";
 import { loadKnowledgeBases, setUpKnowledge } from "./admin/knowledge.js";
 import { loadModels as loadModelVersions } from "./admin/models.js";
@@ -131,17 +132,32 @@ async function importFile(event) {
 function renderDocuments() {
   $("#documents").replaceChildren(
     el("table", { class: "grid" },
-      el("tr", {}, el("th", {}, el("input", { type: "checkbox", id: "all-docs", onchange: (e) => document.querySelectorAll(".doc-check").forEach((c) => (c.checked = e.target.checked)) })), el("th", {}, "Document"), el("th", {}, "Status"), el("th", {}, "Assigned to")),
+      el("tr", {}, el("th", {}, el("input", { type: "checkbox", id: "all-docs", onchange: (e) => document.querySelectorAll(".doc-check").forEach((c) => (c.checked = e.target.checked)) })), el("th", {}, "Document"), el("th", {}, "Status"), el("th", {}, "Assigned to"), el("th", {})),
       state.documents.map((d) =>
         el("tr", { dataset: { document: d.id } },
           el("td", {}, el("input", { type: "checkbox", class: "doc-check", value: d.id })),
           el("td", {}, el("a", { href: `/documents/${d.id}/review/` }, d.external_id)),
           el("td", {}, d.status),
           el("td", { class: "assignees" }, d.assignees.join(", ")),
+          el("td", {}, el("button", { type: "button", class: "small secondary erase-document", onclick: () => askEraseDocument(d, { onErased: documentErased }) }, "erase…")),
         ),
       ),
     ),
   );
+}
+
+// An erasure cancelled the project's jobs and may have deleted or marked models.
+function documentErased(documentId) {
+  state.documents = state.documents.filter((d) => d.id !== documentId);
+  renderDocuments();
+  loadJobs();
+  loadModels();
+}
+
+// The project is gone: stop polling its jobs (a request on the way answers 404).
+function projectErased() {
+  state.erased = true;
+  clearTimeout(state.pollTimer);
 }
 
 // Only accounts that can log in are offered: TAB annotators come with an import as
@@ -188,6 +204,10 @@ function jobRow(job) {
       el("span", { class: `job-status status-${job.status}` }, job.status),
       el("div", { class: "progress", title: `${job.progress_done} / ${job.progress_total}` }, el("div", { style: `width: ${pct}%` })),
       el("span", { class: "job-pct" }, `${pct}%`),
+      job.chunks && job.chunks.total
+        ? el("span", { class: "job-chunks muted", title: "the job runs in chunks on every worker of its queue" },
+          `${job.chunks.succeeded}/${job.chunks.total} chunks, ${job.chunks.workers} worker${job.chunks.workers === 1 ? "" : "s"}`)
+        : null,
       ACTIVE.has(job.status) ? el("button", { class: "small danger", onclick: () => cancel(job.id) }, "cancel") : null,
       RETRYABLE.has(job.status) ? el("button", { class: "small job-retry", onclick: () => retry(job.id) }, "retry") : null,
     ),
@@ -201,7 +221,8 @@ async function loadJobs() {
   $("#jobs").replaceChildren(...(page.results.length ? page.results.map(jobRow) : [el("p", { class: "muted" }, "No jobs yet.")]));
   loadKnowledgeBases(pid);
   clearTimeout(state.pollTimer);
-  if (page.results.some((j) => ACTIVE.has(j.status))) state.pollTimer = setTimeout(loadJobs, 1000);
+  if (state.erased) return;
+  if (page.results.some((j) => ACTIVE.has(j.status))) state.pollTimer = setTimeout(() => loadJobs().catch((error) => { if (!state.erased) throw error; }), 1000);
   else if (page.results.some((j) => j.kind === "train_recognizer")) loadModels();
   reidCurveAfterJobs(pid, page.results);
 }
@@ -249,6 +270,7 @@ async function main() {
   $("#start-risk").addEventListener("click", () => startJob("risk_assess", cfg.risk.settings));
   $("#refresh-risk-curve").addEventListener("click", riskCurve);
   setUpReid(pid, { onJob: loadJobs });
+  setUpErasure(pid, { onErased: projectErased });
   renderDocuments();
   await Promise.all([loadProject(), loadMembers(), loadJobs(), loadModels(), riskCurve(), loadReidCurve(pid)]);
   setUpExport(pid, { styles: cfg.release_styles, members: state.members });

@@ -35,7 +35,8 @@ export async function loadModels(pid) {
       builtinRow,
       versions.map((v) =>
         el("tr", { dataset: { model: v.id } },
-          el("td", {}, v.label, v.training_summary?.activation ? el("div", { class: "warning small-note" }, v.training_summary.activation) : ""),
+          el("td", {}, v.label, v.training_summary?.activation ? el("div", { class: "warning small-note" }, v.training_summary.activation) : "",
+            v.trained_on_erased_data_at ? el("div", { class: "warning small-note erased-data" }, `trained on data erased ${new Date(v.trained_on_erased_data_at).toLocaleDateString()}`) : ""),
           el("td", {}, v.kind),
           el("td", {}, new Date(v.created_at).toLocaleString()),
           el("td", { class: "muted" }, numericKeys.filter((k) => k in v.metrics).map((k) => `${k} ${fmt(v.metrics[k])}`).join(" · ")),
