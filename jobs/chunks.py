@@ -178,7 +178,12 @@ def job_chunk_progress(
     alias = _progress_alias()
     try:
         with transaction.atomic(using=alias):
-            chunk = JobChunk.objects.using(alias).only("job_id", "index").get(pk=chunk_id)
+            chunk = (
+                JobChunk.objects.using(alias).only("job_id", "index").filter(pk=chunk_id).first()
+            )
+            if chunk is None:
+                # The job was retried (its chunks planned afresh) or deleted: stop.
+                raise JobCancelledError(chunk_id)
             job = (
                 Job.objects.using(alias)
                 .select_for_update()

@@ -18,7 +18,8 @@ from jobs.models import Job
 from jobs.services import job_create
 from knowledge.models import KnowledgeBase
 from knowledge.services import distant_label_project, knowledge_base_build, masker_train
-from ml.models import ModelVersion
+from ml.models import ModelKind, ModelVersion
+from ml.selectors import active_model_version
 from ml.services.preannotation import preannotate_documents
 from ml.services.risk_training import masked_lm_train, risk_classifier_train
 from ml.services.training import recognizer_train
@@ -80,11 +81,22 @@ def preannotate(job: Job, reporter: Reporter) -> dict[str, Any]:
         project=project,
         job=job,
         model_version=model_version,
+        # Set by preannotate_pin for chunks: the rule-based recognizer was chosen.
+        use_active=bool(job.params.get("use_active", True)),
         document_ids=job.params.get("document_ids"),
         skip_existing=job.params.get("skip_existing", True),
         batch_size=int(job.params.get("batch_size", 8)),
         progress=reporter,
     )
+
+
+def preannotate_pin(job: Job) -> dict[str, Any]:
+    """The recognizer every chunk of a pre-annotation uses, chosen when it is planned:
+    a model activated while chunks run must not label half the documents."""
+    if job.params.get("model_version_id"):
+        return {}
+    active = active_model_version(project=_project_of(job), kind=ModelKind.RECOGNIZER)
+    return {"model_version_id": active.pk} if active is not None else {"use_active": False}
 
 
 def _train(train: Callable[..., ModelVersion], job: Job, reporter: Reporter) -> dict[str, Any]:

@@ -70,6 +70,8 @@ class FanOut:
 
     sum_keys: tuple[str, ...]
     plan: Callable[[Job], list[ChunkPlan]] = plan_by_documents
+    # Parameters fixed at planning and given to every chunk (e.g. the model to use).
+    pin: Callable[[Job], dict[str, Any]] | None = None
 
     def merger(self) -> Merge:
         return merge_sums(self.sum_keys)
@@ -89,6 +91,8 @@ def fan_out_body(body: JobBody, fan_out: FanOut, chunk_task_name: str) -> JobBod
         plans = fan_out.plan(job)
         if len(plans) <= 1:
             return body(job, reporter)
+        pinned = fan_out.pin(job) if fan_out.pin is not None else {}
+        plans = [{**plan, **pinned} for plan in plans]
         count = job_fan_out(
             job_id=job.pk,
             chunk_params=plans,

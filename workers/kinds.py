@@ -94,7 +94,7 @@ JOB_KINDS: tuple[JobKindEntry, ...] = (
         max_retries=3,
         body=bodies.preannotate,
         chunk_task_name="sanitizer.preannotate.chunk",
-        fan_out=FanOut(sum_keys=("documents", "skipped", "spans")),
+        fan_out=FanOut(sum_keys=("documents", "skipped", "spans"), pin=bodies.preannotate_pin),
     ),
     JobKindEntry(
         name=TRAIN_RECOGNIZER,

@@ -25,6 +25,7 @@ def preannotate_documents(
     skip_existing: bool = True,
     batch_size: int = 8,
     progress: ProgressCallback | None = None,
+    use_active: bool = True,
 ) -> dict[str, Any]:
     """Run the recognizer over the project's documents and store one machine set each.
 
@@ -33,7 +34,11 @@ def preannotate_documents(
     task or a repeated request does not duplicate suggestions. Each batch is stored in
     its own transaction: an interrupted job keeps what it finished.
     """
-    recognizer = recognizer_load(project=project, model_version=model_version)
+    # use_active=False with no model_version: the rule-based recognizer, even when a
+    # model is active (the job was planned before it was activated).
+    recognizer = recognizer_load(
+        project=project, model_version=model_version, use_active=use_active
+    )
 
     def label_batch(documents: Sequence[Document]) -> list[list[EntitySpan]]:
         return recognizer.predict_batch([d.text for d in documents])

@@ -278,3 +278,17 @@ def test_a_duplicate_run_failing_after_the_chunk_succeeded_does_not_fail_the_job
     job_chunk_start(chunk_id=second.pk, task_id=second.celery_task_id)
     job_chunk_fail(chunk_id=second.pk, error="ValueError: bad input")
     assert Job.objects.get(pk=job.pk).status == JobStatus.FAILED
+
+
+def test_a_chunk_of_a_retried_job_stops_at_its_next_report(
+    broker: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    job, (first, second, _third) = _fanned(django_capture_on_commit_callbacks)
+    job_chunk_start(chunk_id=first.pk, task_id=first.celery_task_id)
+    job_chunk_start(chunk_id=second.pk, task_id=second.celery_task_id)
+    job_chunk_fail(chunk_id=second.pk, error="boom")
+    with django_capture_on_commit_callbacks(execute=True):
+        job_retry(job=Job.objects.get(pk=job.pk))
+    # The first chunk's run is still going; its row went with the retry.
+    with pytest.raises(JobCancelledError):
+        job_chunk_progress(chunk_id=first.pk, done=1, total=2)
