@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from confusable_homoglyphs.confusables import confusables_data
+from django.contrib.auth.base_user import AbstractBaseUser
 
 # An import-only annotator ("stand-in") is an inactive account named after the file's
 # annotator and the project it was imported into: ``annotator1@import.12``. The name
@@ -25,7 +26,8 @@ _MARKS = "\u200e\u200f"
 
 
 def username_normalised(name: str) -> str:
-    return unicodedata.normalize("NFKC", name)
+    """NFKC, as Django normalises the usernames it saves."""
+    return AbstractBaseUser.normalize_username(name)
 
 
 @cache
@@ -51,7 +53,9 @@ def _prototypes() -> dict[str, str]:
     return {char: root(char) for char in parent if root(char) != char}
 
 
+@lru_cache(maxsize=65536)
 def username_skeleton(name: str) -> str:
+    # Cached: a look-alike check compares one name against every member's skeleton.
     prototypes = _prototypes()
     decomposed = unicodedata.normalize("NFD", username_normalised(name))
     mapped = "".join(prototypes.get(char, char) for char in decomposed)
@@ -67,15 +71,20 @@ def username_look_alike(name: str, existing: Iterable[str]) -> str | None:
     return None
 
 
+def import_stand_in_suffix(project_id: int) -> str:
+    """What every stand-in username of a project ends with (``@import.12``)."""
+    return f"{IMPORTED_USER_SUFFIX}.{project_id}"
+
+
 def import_stand_in_username(name: str, project_id: int) -> str:
     """The username of the stand-in for annotator ``name`` (normalised) in a project."""
-    return f"{name}{IMPORTED_USER_SUFFIX}.{project_id}"
+    return f"{name}{import_stand_in_suffix(project_id)}"
 
 
 def import_stand_in_name(username: str, project_id: int) -> str | None:
     """The file's annotator name a stand-in of project ``project_id`` was made for, or
     None when ``username`` is not named as one."""
-    suffix = f"{IMPORTED_USER_SUFFIX}.{project_id}"
+    suffix = import_stand_in_suffix(project_id)
     if username.endswith(suffix) and len(username) > len(suffix):
         return username[: -len(suffix)]
     return None

@@ -1,7 +1,7 @@
 """The command lines of the demo's child processes (``manage.py demo`` starts them).
 
 The worker runs Celery beat embedded (``-B``): beat sends the periodic jobs janitor
-(``sanitizer_app.celery`` beat_schedule, every ``JOBS_JANITOR_SECONDS``) that re-queues
+(``CELERY_BEAT_SCHEDULE`` in the settings, every ``JOBS_JANITOR_SECONDS``) that re-queues
 jobs whose worker died or whose broker message was lost. Exactly one beat may run per
 broker; the demo has one worker, so embedding it there is enough. Production runs beat
 as its own process instead (the ``beat`` service of docker/compose.yml).

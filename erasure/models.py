@@ -15,6 +15,8 @@ from django.db import models
 from django.db.models import Q
 
 REASON_MAX_CHARS = 1000
+# The username an erased account keeps (its data is gone, the row stays).
+ERASED_USERNAME_PREFIX = "erased-user-"
 
 
 class ErasureKind(models.TextChoices):

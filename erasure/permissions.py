@@ -48,11 +48,6 @@ def user_for_eraser(*, user: Any, user_id: int) -> Any:
     return target
 
 
-def require_staff(user: Any) -> None:
-    if not is_staff(user):
-        raise PermissionDenied("only staff may do this")
-
-
 def require_confirmation(*, given: str, expected: str, what: str) -> None:
     """The object's name typed back: a wrong one is refused, naming what was expected."""
     if given != expected:

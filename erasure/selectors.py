@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 
-from erasure.models import ErasureRecord
+from erasure.models import ERASED_USERNAME_PREFIX, ErasureRecord
 
 USERS_PER_PAGE = 50
 SEARCH_MAX_CHARS = 150
@@ -27,7 +27,7 @@ def erasure_records_for_user(*, user: Any, kind: str | None = None) -> QuerySet[
 
 def erasable_users(*, search: str = "") -> QuerySet[Any]:
     """Accounts whose data may be erased (not already anonymised), by username."""
-    users = get_user_model().objects.exclude(username__startswith="erased-user-")
+    users = get_user_model().objects.exclude(username__startswith=ERASED_USERNAME_PREFIX)
     if search:
         users = users.filter(username__icontains=search)
     return users.order_by("username", "id")

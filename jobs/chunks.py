@@ -45,8 +45,11 @@ logger = logging.getLogger(__name__)
 Merge = Callable[[Job, list[dict[str, Any]]], dict[str, Any]]
 
 
-def _send_chunks(job_id: int, chunk_ids: Sequence[int], task_name: str, queue: str) -> None:
-    """Send the chunks as one Celery group; record their task ids (and the send time)."""
+def chunks_send(*, job_id: int, chunk_ids: Sequence[int], task_name: str, queue: str) -> None:
+    """Send the chunks as one Celery group; record their task ids (and the send time).
+
+    Called after the chunks are committed: by ``job_fan_out``, and by the janitor for
+    a chunk whose worker or message was lost."""
     try:
         signatures = [
             current_app.signature(task_name, args=[job_id, chunk_id], queue=queue)
@@ -59,11 +62,6 @@ def _send_chunks(job_id: int, chunk_ids: Sequence[int], task_name: str, queue: s
     now = timezone.now()
     for chunk_id, result in zip(chunk_ids, sent.results, strict=True):
         JobChunk.objects.filter(pk=chunk_id).update(celery_task_id=result.id, heartbeat_at=now)
-
-
-def chunk_resend(*, chunk_id: int, job_id: int, task_name: str, queue: str) -> None:
-    """Send one chunk's task again (the janitor, after its worker or message was lost)."""
-    _send_chunks(job_id, [chunk_id], task_name, queue)
 
 
 @transaction.atomic
@@ -104,11 +102,24 @@ def job_fan_out(
     job.save(update_fields=["progress_done", "progress_total", "heartbeat_at", "log_tail"])
     chunk_ids = [chunk.pk for chunk in chunks]
     queue = job.queue
-    transaction.on_commit(lambda: _send_chunks(job_id, chunk_ids, chunk_task_name, queue))
+    transaction.on_commit(
+        lambda: chunks_send(
+            job_id=job_id, chunk_ids=chunk_ids, task_name=chunk_task_name, queue=queue
+        )
+    )
     return len(chunks)
 
 
-def _fail_job_for_chunk(job: Job, chunk: JobChunk, error: str) -> None:
+def chunk_and_job_fail(job: Job, chunk: JobChunk, error: str) -> None:
+    """Fail a chunk and, when it is still running, its job (the other chunks stop).
+
+    The caller holds both rows' locks (Job first) and passes a public error."""
+    chunk.status = JobStatus.FAILED
+    chunk.error = error[-4000:]
+    chunk.finished_at = timezone.now()
+    chunk.save(update_fields=["status", "error", "finished_at"])
+    if job.status != JobStatus.RUNNING:
+        return
     total = job.chunks.count()
     headline = error.strip().splitlines()[-1] if error.strip() else "failed"
     _finish(
@@ -127,22 +138,17 @@ def job_chunk_start(*, chunk_id: int, task_id: str = "", worker: str = "") -> Jo
     finished chunk. The run is counted before the work; a chunk past its kind's
     attempts (its worker died each time) fails, and with it the job.
     """
-    chunk = JobChunk.objects.filter(pk=chunk_id).only("job_id").first()
-    if chunk is None:
+    locked = _locked(chunk_id)
+    if locked is None:
         return None
-    job = Job.objects.select_for_update().get(pk=chunk.job_id)
-    chunk = JobChunk.objects.select_for_update().get(pk=chunk_id)
+    job, chunk = locked
     if job.status != JobStatus.RUNNING or chunk.status in FINISHED_STATUSES:
         return None
     if chunk.status == JobStatus.RUNNING and task_id and chunk.celery_task_id not in ("", task_id):
         return None
     limit = job_max_attempts(job.kind)
     if chunk.attempts >= limit:
-        message = worker_died_message(chunk.attempts, limit)
-        JobChunk.objects.filter(pk=chunk_id).update(
-            status=JobStatus.FAILED, error=message, finished_at=timezone.now()
-        )
-        _fail_job_for_chunk(job, chunk, message)
+        chunk_and_job_fail(job, chunk, worker_died_message(chunk.attempts, limit))
         return None
     now = timezone.now()
     chunk.status = JobStatus.RUNNING
@@ -164,6 +170,7 @@ def job_chunk_start(*, chunk_id: int, task_id: str = "", worker: str = "") -> Jo
     )
     job.heartbeat_at = now
     job.save(update_fields=["heartbeat_at"])
+    chunk.job = job  # the runner needs it: no second read
     return chunk
 
 
@@ -294,12 +301,7 @@ def job_chunk_fail(*, chunk_id: int, error: str) -> None:
         # failed after the other one stored the chunk's result: the chunk is done.
         logger.warning("chunk %s: a duplicate run failed after the chunk succeeded", chunk_id)
         return
-    chunk.status = JobStatus.FAILED
-    chunk.error = error[-4000:]
-    chunk.finished_at = timezone.now()
-    chunk.save(update_fields=["status", "error", "finished_at"])
-    if job.status == JobStatus.RUNNING:
-        _fail_job_for_chunk(job, chunk, error)
+    chunk_and_job_fail(job, chunk, error)
 
 
 def job_chunk_requeue(*, chunk_id: int) -> bool:
@@ -314,10 +316,6 @@ def job_chunk_requeue(*, chunk_id: int) -> bool:
         chunk.status = JobStatus.QUEUED
         chunk.save(update_fields=["status"])
         return True
-
-
-def chunk_attempts_left(chunk: JobChunk, kind: str) -> bool:
-    return chunk.attempts < job_max_attempts(kind)
 
 
 def merge_sums(keys: Sequence[str]) -> Merge:

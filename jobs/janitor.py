@@ -24,15 +24,15 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from jobs.chunks import chunk_resend
+from jobs.chunks import chunk_and_job_fail, chunks_send
 from jobs.kinds import job_kind_get
 from jobs.models import Job, JobChunk, JobStatus
 from jobs.services import (
     _append_log,
-    _enqueue,
     _finish,
-    job_fail,
+    job_fail_if_exhausted,
     job_max_attempts,
+    job_requeue,
     worker_died_message,
 )
 
@@ -109,22 +109,15 @@ def _requeue(job_id: int, cutoff: datetime, why: str, report: JanitorReport) -> 
         if job is None:
             return  # it moved on meanwhile
         spec = job_kind_get(job.kind)
-        limit = job_max_attempts(job.kind)
-        if spec is None or job.attempts >= limit:
-            message = (
-                worker_died_message(job.attempts, limit)
-                if spec is not None
-                else f"the job kind {job.kind!r} is no longer registered"
-            )
+        if spec is None:
+            message = f"the job kind {job.kind!r} is no longer registered"
             _finish(job.pk, JobStatus.FAILED, f"failed: {message}", error=message)
             report.failed.append(job.pk)
             return
-        job.status = JobStatus.QUEUED
-        job.heartbeat_at = timezone.now()
-        job.log_tail = _append_log(job.log_tail, f"re-queued: {why}")
-        job.save(update_fields=["status", "heartbeat_at", "log_tail"])
-        task_name, queue = spec.task_name, job.queue
-        transaction.on_commit(lambda: _enqueue(job_id, task_name, queue))
+        if job_fail_if_exhausted(job=job):
+            report.failed.append(job.pk)
+            return
+        job_requeue(job=job, task_name=spec.task_name, why=why)
         report.requeued.append(job.pk)
 
 
@@ -145,35 +138,55 @@ def _requeue_chunk(chunk_id: int, cutoff: datetime, why: str, report: JanitorRep
             return  # it moved on meanwhile
         spec = job_kind_get(job.kind)
         limit = job_max_attempts(job.kind)
-        total = job.chunks.count()
         if spec is None or not spec.chunk_task_name or chunk.attempts >= limit:
             message = (
                 worker_died_message(chunk.attempts, limit)
                 if spec is not None and spec.chunk_task_name
                 else f"the job kind {job.kind!r} no longer fans out"
             )
-            chunk.status = JobStatus.FAILED
-            chunk.error = message
-            chunk.finished_at = timezone.now()
-            chunk.save(update_fields=["status", "error", "finished_at"])
-            job_fail(job_id=job.pk, error=f"chunk {chunk.index + 1} of {total}: {message}")
+            chunk_and_job_fail(job, chunk, message)
             report.failed.append(job.pk)
             return
         chunk.status = JobStatus.QUEUED
         chunk.heartbeat_at = timezone.now()
         chunk.save(update_fields=["status", "heartbeat_at"])
+        total = job.chunks.count()
         job.log_tail = _append_log(
             job.log_tail, f"chunk {chunk.index + 1}/{total} re-queued: {why}"
         )
         job.save(update_fields=["log_tail"])
         task_name, queue = spec.chunk_task_name, job.queue
         transaction.on_commit(
-            lambda: chunk_resend(chunk_id=chunk_id, job_id=job_id, task_name=task_name, queue=queue)
+            lambda: chunks_send(
+                job_id=job_id, chunk_ids=[chunk_id], task_name=task_name, queue=queue
+            )
         )
         report.requeued_chunks.append(chunk_id)
 
 
-def _chunks_janitor(cutoff: datetime, stale_after: timedelta, report: JanitorReport) -> None:
+class BrokerSnapshots:
+    """Each queue's messages, read from the broker once per janitor run: a backlog of
+    many queued jobs or chunks would otherwise read the whole queue once each."""
+
+    def __init__(self) -> None:
+        self._messages: dict[str, list[bytes] | None] = {}
+
+    def lost(self, *, task_id: str, queue: str) -> bool:
+        """Whether the broker surely lost the task (never sent, or no longer held);
+        False when the broker cannot be inspected: leave it rather than guess."""
+        if not task_id:
+            return True
+        if queue not in self._messages:
+            self._messages[queue] = broker_messages(queue=queue)
+        messages = self._messages[queue]
+        return messages is not None and not broker_has_task(
+            task_id=task_id, queue=queue, messages=messages
+        )
+
+
+def _chunks_janitor(
+    cutoff: datetime, stale_after: timedelta, report: JanitorReport, snapshots: BrokerSnapshots
+) -> None:
     live = JobChunk.objects.filter(job__status=JobStatus.RUNNING)
     running = live.filter(status=JobStatus.RUNNING).filter(_silent_since(cutoff, "created_at"))
     seconds = int(stale_after.total_seconds())
@@ -182,16 +195,8 @@ def _chunks_janitor(cutoff: datetime, stale_after: timedelta, report: JanitorRep
             chunk_id, cutoff, f"no heartbeat for {seconds} s (the worker vanished)", report
         )
     queued = live.filter(status=JobStatus.QUEUED).filter(_silent_since(cutoff, "created_at"))
-    # A job of many chunks has most of them waiting in the queue: the queue is read
-    # once per janitor run, not once per chunk (that would be chunks x messages).
-    snapshots: dict[str, list[bytes] | None] = {}
     for chunk_id, task_id, queue in queued.values_list("pk", "celery_task_id", "job__queue"):
-        if task_id and queue not in snapshots:
-            snapshots[queue] = broker_messages(queue=queue)
-        messages = snapshots.get(queue)
-        if task_id and messages is None:
-            continue  # the broker cannot be inspected: leave it rather than guess
-        if broker_has_task(task_id=task_id, queue=queue, messages=messages) is False:
+        if snapshots.lost(task_id=task_id, queue=queue):
             _requeue_chunk(chunk_id, cutoff, "its task was lost by the broker", report)
 
 
@@ -213,8 +218,9 @@ def jobs_janitor(*, stale_after: timedelta | None = None) -> JanitorReport:
         seconds = int(stale_after.total_seconds())
         _requeue(job_id, cutoff, f"no heartbeat for {seconds} s (the worker vanished)", report)
     queued = Job.objects.filter(status=JobStatus.QUEUED).filter(_silent_since(cutoff, "created_at"))
+    snapshots = BrokerSnapshots()
     for job_id, task_id, queue in queued.values_list("pk", "celery_task_id", "queue"):
-        if broker_has_task(task_id=task_id, queue=queue) is False:
+        if snapshots.lost(task_id=task_id, queue=queue):
             _requeue(job_id, cutoff, "its task was lost by the broker", report)
-    _chunks_janitor(cutoff, stale_after, report)
+    _chunks_janitor(cutoff, stale_after, report, snapshots)
     return report

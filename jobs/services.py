@@ -122,12 +122,7 @@ def job_start(*, job_id: int, task_id: str = "") -> Job | None:
         return None
     if job.status == JobStatus.RUNNING and task_id and job.celery_task_id not in ("", task_id):
         return None
-    limit = job_max_attempts(job.kind)
-    if job.attempts >= limit:
-        # Every earlier run ended without an outcome (a transient error on the last
-        # allowed attempt fails the job in the runner): the worker died each time.
-        message = worker_died_message(job.attempts, limit)
-        _finish(job.pk, JobStatus.FAILED, f"failed: {message}", error=message)
+    if job_fail_if_exhausted(job=job):
         return None
     now = timezone.now()
     job.status = JobStatus.RUNNING
@@ -138,6 +133,30 @@ def job_start(*, job_id: int, task_id: str = "") -> Job | None:
         job.celery_task_id = task_id
     job.save(update_fields=["status", "started_at", "heartbeat_at", "attempts", "celery_task_id"])
     return job
+
+
+def job_fail_if_exhausted(*, job: Job) -> bool:
+    """Fail the job (locked by the caller) when it used up its kind's attempts.
+
+    Every earlier run ended without an outcome (a transient error on the last allowed
+    attempt fails the job in the runner): the worker died each time."""
+    limit = job_max_attempts(job.kind)
+    if job.attempts < limit:
+        return False
+    message = worker_died_message(job.attempts, limit)
+    _finish(job.pk, JobStatus.FAILED, f"failed: {message}", error=message)
+    return True
+
+
+def job_requeue(*, job: Job, task_name: str, why: str) -> None:
+    """Put a job (locked by the caller) back to queued and send its task after commit
+    (the janitor, when its worker vanished or the broker lost its message)."""
+    job.status = JobStatus.QUEUED
+    job.heartbeat_at = timezone.now()
+    job.log_tail = _append_log(job.log_tail, f"re-queued: {why}")
+    job.save(update_fields=["status", "heartbeat_at", "log_tail"])
+    job_id, queue = job.pk, job.queue
+    transaction.on_commit(lambda: _enqueue(job_id, task_name, queue))
 
 
 def job_heartbeat(*, job_id: int) -> None:

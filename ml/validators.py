@@ -14,7 +14,7 @@ from django.conf import settings
 from django.utils.text import slugify
 
 from jobs.services import JobStateError
-from jobs.validators import chunk_size_param, id_param, int_param
+from jobs.validators import bool_param, chunk_size_param, id_param, int_param, known_keys
 from ml.models import ModelKind
 from ml.selectors import model_version_in_scope
 from ml.services.risk_training import MLM_TRAINING_KEYS, RISK_CLASSIFIERS, RISK_TRAINING_KEYS
@@ -58,16 +58,10 @@ def training_params_validate(
     params: dict[str, Any], project: Any, *, extra_keys: Iterable[str] = ()
 ) -> None:
     """Parameters of a training job; ``extra_keys`` are those of a particular kind."""
-    _known_keys(params, (*TRAINING_JOB_KEYS, *extra_keys))
+    known_keys(params, (*TRAINING_JOB_KEYS, *extra_keys), noun="training parameters")
     name_and_base_model_validate(params)
     for key, (low, high) in TRAINING_BOUNDS.items():
         int_param(params, key, low, high)
-
-
-def _known_keys(params: dict[str, Any], keys: Iterable[str]) -> None:
-    unknown = set(params) - set(keys)
-    if unknown:
-        raise JobStateError(f"unknown training parameters: {', '.join(sorted(unknown))}")
 
 
 def name_and_base_model_validate(params: dict[str, Any]) -> None:
@@ -94,14 +88,9 @@ def _number_param(params: dict[str, Any], key: str, low: float, high: float) -> 
         raise JobStateError(f"{key} must be a number from {low:g} to {high:g}")
 
 
-def _bool_param(params: dict[str, Any], key: str) -> None:
-    if params.get(key) is not None and not isinstance(params[key], bool):
-        raise JobStateError(f"{key} must be true or false")
-
-
 def risk_training_params_validate(params: dict[str, Any], project: Any) -> None:
     """Parameters of ``train_risk`` (the supervised risk classifier)."""
-    _known_keys(params, RISK_TRAINING_KEYS)
+    known_keys(params, RISK_TRAINING_KEYS, noun="training parameters")
     name_and_base_model_validate(params)
     if params.get("classifier", "gbdt") not in RISK_CLASSIFIERS:
         raise JobStateError(f"classifier must be one of: {', '.join(RISK_CLASSIFIERS)}")
@@ -111,16 +100,16 @@ def risk_training_params_validate(params: dict[str, Any], project: Any) -> None:
     int_param(params, "folds", 2, 20)
     int_param(params, "seed", 0, 2**31 - 1)
     _number_param(params, "threshold", 0.0, 1.0)
-    _bool_param(params, "activate")
+    bool_param(params, "activate")
 
 
 def mlm_training_params_validate(params: dict[str, Any], project: Any) -> None:
     """Parameters of ``train_mlm`` (the masked LM the risk scorer reads)."""
-    _known_keys(params, MLM_TRAINING_KEYS)
+    known_keys(params, MLM_TRAINING_KEYS, noun="training parameters")
     name_and_base_model_validate(params)
     int_param(params, "epochs", 1, 1000)
     int_param(params, "max_steps", 1, 100_000)
     int_param(params, "batch_size", 1, 256)
     int_param(params, "seed", 0, 2**31 - 1)
     _number_param(params, "learning_rate", 1e-7, 1.0)
-    _bool_param(params, "activate")
+    bool_param(params, "activate")

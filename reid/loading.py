@@ -32,6 +32,7 @@ from ml.selectors import active_model_version
 from sanitizer.kanon.kb import Person, read_kb
 from sanitizer.reid.base import ReidModel, build_model
 from sanitizer.reid.embedding_cache import embeddings_cached
+from sanitizer.reid.profiles import kb_fingerprint
 
 # BM25 is always in the ensemble; the dense model joins when the project has one active.
 SPARSE_MODEL = "bm25"
@@ -60,6 +61,9 @@ class LoadedEnsemble:
     names: list[str] = field(default_factory=list)  # profile names, column order
     # Models left out until their per-knowledge-base data is computed (never in a request).
     pending: tuple[str, ...] = ()
+    # kb_fingerprint(profiles), hashed once per load: the per-request check of a pending
+    # model and every model built by the load reuse it instead of rehashing every profile.
+    fingerprint: str | None = None
 
     def describe(self) -> list[dict[str, str]]:
         return [{"name": m.name, "version": m.version} for m in self.models]
@@ -186,11 +190,15 @@ def _load(
     for i, person in enumerate(profiles):
         # A repeated id keeps its first profile, as the inverted index does.
         index.setdefault(person.id, i)
-    models: list[ReidModel] = [build_model(SPARSE_MODEL, profiles)]
+    fingerprint = kb_fingerprint(profiles)
+    models: list[ReidModel] = [build_model(SPARSE_MODEL, profiles, fingerprint=fingerprint)]
     pending: tuple[str, ...] = ()
     if model_version is not None:
-        if encode_profiles or embeddings_cached(model_version.artefact_path, profiles):
-            models.append(build_model(DENSE_MODEL, profiles, model_dir=model_version.artefact_path))
+        path = model_version.artefact_path
+        if encode_profiles or embeddings_cached(path, profiles, fingerprint=fingerprint):
+            models.append(
+                build_model(DENSE_MODEL, profiles, model_dir=path, fingerprint=fingerprint)
+            )
         else:
             # Encoding every profile takes minutes on a CPU: not in a web request.
             pending = (DENSE_MODEL,)
@@ -204,6 +212,7 @@ def _load(
         model_version_label=model_version.label if model_version is not None else "",
         names=[p.name for p in profiles],
         pending=pending,
+        fingerprint=fingerprint,
     )
 
 
@@ -240,7 +249,12 @@ def ensemble_load(
     if (
         DENSE_MODEL in entry.pending
         and model_version is not None
-        and (encode_profiles or embeddings_cached(model_version.artefact_path, entry.profiles))
+        and (
+            encode_profiles
+            or embeddings_cached(
+                model_version.artefact_path, entry.profiles, fingerprint=entry.fingerprint
+            )
+        )
     ):
         # Asked to encode, or the embeddings have been stored since: load the dense model.
         _cache.discard(key, entry)

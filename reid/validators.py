@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.services import JobStateError
-from jobs.validators import chunk_size_param, id_param, int_param
+from jobs.validators import (
+    bool_param,
+    chunk_size_param,
+    document_ids_param,
+    id_param,
+    int_param,
+    known_keys,
+)
 from knowledge.models import KbStatus, KnowledgeBase
 from knowledge.selectors import knowledge_base_in_scope
 from ml.validators import name_and_base_model_validate
@@ -29,7 +36,6 @@ K_BOUNDS = (1, 10_000)
 MAX_STEPS_BOUNDS = (1, 10_000)
 SEED_BOUNDS = (0, 2**31 - 1)
 MAX_K_VALUES = 10
-MAX_DOCUMENT_IDS = 100_000
 DEFAULT_K = 10
 DEFAULT_CURVE_K_VALUES = (1, 10, 50)
 # "none": greedy from no masks; "risk": from the risk solver's masks, adding what is needed.
@@ -53,12 +59,6 @@ DEIDENTIFY_KEYS = frozenset(
 CURVE_KEYS = frozenset({"knowledge_base_id", "k_values", "document_ids"})
 
 
-def _known_keys(params: dict[str, Any], keys: frozenset[str]) -> None:
-    unknown = set(params) - keys
-    if unknown:
-        raise JobStateError(f"unknown parameters: {', '.join(sorted(unknown))}")
-
-
 def _knowledge_base(params: dict[str, Any], project: Any) -> None:
     """Optional (the project's newest ready one by default); when given, ready and in scope."""
     value = params.get("knowledge_base_id")
@@ -71,37 +71,21 @@ def _knowledge_base(params: dict[str, Any], project: Any) -> None:
         raise JobStateError(f"knowledge_base_id: knowledge base {value} is not ready")
 
 
-def _document_ids(params: dict[str, Any], project: Any) -> None:
-    value = params.get("document_ids")
-    if value is None:
-        return
-    if not isinstance(value, list) or len(value) > MAX_DOCUMENT_IDS:
-        raise JobStateError("document_ids must be a list of document ids")
-    ids = {id_param(v, "document_ids") for v in value}
-    if project is None or project.documents.filter(pk__in=ids).count() != len(ids):
-        raise JobStateError("document_ids names documents outside this project")
-
-
-def _bool_param(params: dict[str, Any], key: str) -> None:
-    if params.get(key) is not None and not isinstance(params[key], bool):
-        raise JobStateError(f"{key} must be true or false")
-
-
 def train_reid_params_validate(params: dict[str, Any], project: Any) -> None:
     """``train_reid``: the knowledge base whose targets it learns, the schedule, extras."""
-    _known_keys(params, TRAIN_REID_KEYS)
+    known_keys(params, TRAIN_REID_KEYS)
     _knowledge_base(params, project)
     name_and_base_model_validate(params)
     int_param(params, "epochs", *EPOCHS_BOUNDS)
     int_param(params, "batch_size", *BATCH_SIZE_BOUNDS)
     int_param(params, "synthetic_docs", *SYNTHETIC_DOCS_BOUNDS)
     int_param(params, "seed", *SEED_BOUNDS)
-    _bool_param(params, "activate")
+    bool_param(params, "activate")
 
 
 def reid_deidentify_params_validate(params: dict[str, Any], project: Any) -> None:
     """``reid_deidentify``: greedy masking until the target's rank is above ``k``."""
-    _known_keys(params, DEIDENTIFY_KEYS)
+    known_keys(params, DEIDENTIFY_KEYS)
     _knowledge_base(params, project)
     int_param(params, "k", *K_BOUNDS)
     int_param(params, "max_steps", *MAX_STEPS_BOUNDS)
@@ -109,12 +93,12 @@ def reid_deidentify_params_validate(params: dict[str, Any], project: Any) -> Non
     start = params.get("start")
     if start is not None and start not in STARTS:
         raise JobStateError(f"start must be one of: {', '.join(STARTS)}")
-    _document_ids(params, project)
+    document_ids_param(params, project)
 
 
 def reid_curve_params_validate(params: dict[str, Any], project: Any) -> None:
     """``reid_curve``: the greedy thresholds of the curve and the documents it covers."""
-    _known_keys(params, CURVE_KEYS)
+    known_keys(params, CURVE_KEYS)
     _knowledge_base(params, project)
     k_values = params.get("k_values")
     low, high = K_BOUNDS
@@ -128,4 +112,4 @@ def reid_curve_params_validate(params: dict[str, Any], project: Any) -> None:
         raise JobStateError(
             f"k_values must be a list of 1 to {MAX_K_VALUES} integers from {low} to {high}"
         )
-    _document_ids(params, project)
+    document_ids_param(params, project)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.services import JobStateError
-from jobs.validators import chunk_size_param, id_param, int_param
+from jobs.validators import chunk_size_param, document_ids_param, id_param, int_param, known_keys
 from ml.models import ModelKind
 from ml.selectors import active_model_version, model_version_in_scope
 from sanitizer.risk import risk_measures
@@ -32,7 +32,6 @@ PARAM_KEYS = frozenset(
         "mlm_model_version_id",
     }
 )
-MAX_DOCUMENT_IDS = 100_000
 
 
 def threshold_param(value: Any) -> None:
@@ -53,21 +52,10 @@ def measures_param(value: Any) -> None:
         raise JobStateError(f"measures must be a list of {', '.join(names)}")
 
 
-def _document_ids(value: Any, project: Any) -> None:
-    if not isinstance(value, list) or len(value) > MAX_DOCUMENT_IDS:
-        raise JobStateError("document_ids must be a list of document ids")
-    ids = {id_param(v, "document_ids") for v in value}
-    if project is None or project.documents.filter(pk__in=ids).count() != len(ids):
-        raise JobStateError("document_ids names documents outside this project")
-
-
 def risk_params_validate(params: dict[str, Any], project: Any) -> None:
     """Both risk kinds take the same parameters (an assessment queues its solve with them)."""
-    unknown = set(params) - PARAM_KEYS
-    if unknown:
-        raise JobStateError(f"unknown parameters: {', '.join(sorted(unknown))}")
-    if params.get("document_ids") is not None:
-        _document_ids(params["document_ids"], project)
+    known_keys(params, PARAM_KEYS)
+    document_ids_param(params, project)
     if params.get("measures") is not None:
         measures_param(params["measures"])
     if params.get("threshold") is not None:

@@ -14,28 +14,40 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-# The app's policy (settings.CONTENT_SECURITY_POLICY) plus what the two bundles need:
-# the styles they inject, their inline SVG images and ReDoc's search worker (blob:).
-# Still no inline script, no eval and no other origin for anything.
-SAME_ORIGIN_ONLY = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data:",
-        "font-src 'self'",
-        "connect-src 'self'",
-        "worker-src 'self' blob:",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ]
-)
+# What the two bundles need beyond the app's policy (which already allows their inline
+# SVG images, data:): the styles they inject (inline styles everywhere, so the app's
+# narrower style-src-attr goes) and ReDoc's search worker (blob:). Still no inline
+# script, no eval and no other origin for anything.
+_DOCS_EXTRA = {"style-src": ["'unsafe-inline'"], "worker-src": ["'self'", "blob:"]}
+_DOCS_DROPPED = frozenset({"style-src-attr"})
+
+
+def docs_policy() -> str:
+    """The Content-Security-Policy of the doc pages: the app's
+    (``settings.CONTENT_SECURITY_POLICY``, read on each call) with ``_DOCS_EXTRA`` added
+    and ``_DOCS_DROPPED`` left out.
+
+    Built here rather than by django-csp's per-response update, which lists the
+    directives in an order that changes from one process to the next; this keeps the
+    settings' order (``default-src`` first).
+    """
+    directives: dict[str, list[str]] = {}
+    for name, sources in settings.CONTENT_SECURITY_POLICY["DIRECTIVES"].items():
+        # As django-csp reads them: None or False leaves a directive out, True writes
+        # its bare name (upgrade-insecure-requests), a string is one source.
+        if name in _DOCS_DROPPED or sources is None or sources is False:
+            continue
+        directives[name] = (
+            [] if sources is True else [sources] if isinstance(sources, str) else list(sources)
+        )
+    for name, sources in _DOCS_EXTRA.items():
+        directives[name] = [*directives.get(name, []), *sources]
+    return "; ".join(" ".join([name, *sources]) for name, sources in directives.items())
 
 
 class _SameOriginOnly:
@@ -43,7 +55,8 @@ class _SameOriginOnly:
         self, request: Request, response: Response, *args: Any, **kwargs: Any
     ) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
-        response["Content-Security-Policy"] = SAME_ORIGIN_ONLY
+        # Set before CSPMiddleware runs, which then leaves the header as it is.
+        response["Content-Security-Policy"] = docs_policy()
         return response
 
 

@@ -44,14 +44,5 @@ app.conf.update(
     # Job state lives in the Job table, not in a result backend.
     task_ignore_result=True,
     broker_connection_retry_on_startup=True,
-    # Re-queues jobs whose worker vanished or whose message the broker lost
-    # (jobs.janitor); `celery beat` (or a worker started with -B) sends it.
-    beat_schedule={
-        "jobs-janitor": {
-            "task": "sanitizer.jobs_janitor",
-            "schedule": float(os.environ.get("JOBS_JANITOR_SECONDS", "60")),
-            "options": {"queue": "cpu"},
-        }
-    },
 )
 app.autodiscover_tasks(["workers"])

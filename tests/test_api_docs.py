@@ -96,3 +96,31 @@ def test_redoc_renders_offline(live_server: Any, strict_page: Any) -> None:
     page.wait_for_selector("h1:has-text('Sanitizer workbench API')", timeout=20_000)
     page.wait_for_selector('h2:has-text("The document\'s text as released")', timeout=20_000)
     assert attempted == []
+
+
+def _directives(header: str) -> dict[str, list[str]]:
+    return {name: sources for name, *sources in (part.split() for part in header.split(";"))}
+
+
+@pytest.mark.django_db
+def test_doc_pages_policy_is_the_apps_with_what_the_bundles_need(
+    client: Client, settings: Any
+) -> None:
+    # A change to the app's policy reaches the doc pages too.
+    app_policy = {
+        **settings.CONTENT_SECURITY_POLICY["DIRECTIVES"],
+        "img-src": ["'self'"],
+        "media-src": ["'none'"],
+    }
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": app_policy}
+    client.force_login(UserFactory.create())
+    expected = {name: list(sources) for name, sources in app_policy.items()}
+    del expected["style-src-attr"]
+    expected["style-src"].append("'unsafe-inline'")
+    expected["worker-src"] = ["'self'", "blob:"]
+
+    assert _directives(client.get("/")["Content-Security-Policy"]) == app_policy
+    for path in DOC_PAGES:
+        header = client.get(path)["Content-Security-Policy"]
+        assert header.startswith("default-src 'self';")
+        assert _directives(header) == expected

@@ -121,7 +121,7 @@ def test_embedded_defaults_without_urls():
 _ENV_READ = re.compile(
     r"""(?:os\.environ(?:\.get|\.setdefault)?|\benv_[a-z]+)\s*[(\[]\s*["']([A-Z][A-Z0-9_]*)["']"""
 )
-# The settings modules and the Celery app (it reads JOBS_JANITOR_SECONDS for beat).
+# The settings modules and the Celery app.
 _SETTINGS_SOURCES = [*sorted((REPO / "sanitizer_app" / "settings").glob("*.py"))]
 _SETTINGS_SOURCES.append(REPO / "sanitizer_app" / "celery.py")
 

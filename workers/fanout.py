@@ -141,7 +141,7 @@ def run_chunk(
     if chunk is None:
         logger.info("chunk %s of job %s has nothing to do", chunk_id, job_id)
         return
-    job = Job.objects.get(pk=chunk.job_id)
+    job = chunk.job
     reporter = ChunkReporter(job.pk, chunk_id)
     run_recorded(
         task,

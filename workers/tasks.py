@@ -66,7 +66,7 @@ CHUNK_TASKS: dict[str, Task] = {
 }
 
 
-# Celery beat runs it every JOBS_JANITOR_SECONDS (sanitizer_app.celery).
+# Celery beat runs it every JOBS_JANITOR_SECONDS (CELERY_BEAT_SCHEDULE in the settings).
 JANITOR_TASK_NAME = "sanitizer.jobs_janitor"
 
 

@@ -53,10 +53,8 @@ from annotation.services.spans import (
     span_update,
     spans_set_decision_for_entity,
 )
-from annotation.usernames import IMPORTED_USER_SUFFIX
 
 __all__ = [
-    "IMPORTED_USER_SUFFIX",
     "IMPORT_JOB_KIND",
     "RECOGNIZER_COMPONENTS_KEY",
     "SPAN_EDITABLE_FIELDS",

@@ -14,7 +14,6 @@ from annotation.models import (
     Membership,
     Project,
     Role,
-    Span,
 )
 from annotation.services.base import UserLike, actor
 from common.errors import DomainError
@@ -25,11 +24,10 @@ def document_text_locked(document: Document) -> bool:
     """Whether the text is fixed: once anyone annotated the document (a set exists, an
     empty one or a superseded machine run included), every span and every decision
     "nothing to mask here" is tied to these very characters; a changed text would shift
-    them and expose what was masked."""
+    them and expose what was masked. (Every span belongs to a set: the sets decide.)"""
     return (
         document.status != DocumentStatus.NEW
         or AnnotationSet.history.filter(document=document).exists()
-        or Span.objects.filter(annotation_set__document=document).exists()
     )
 
 

@@ -11,7 +11,7 @@ from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.db import transaction
 
 from annotation.models import Project
-from annotation.usernames import import_stand_in_username
+from annotation.usernames import import_stand_in_suffix
 from erasure.models import ErasureKind, ErasureRecord
 from erasure.services.base import (
     active_jobs_cancel,
@@ -32,7 +32,7 @@ def _import_stand_ins_delete(project_id: int) -> int:
     and nothing else. Run after the project's rows are gone; one that still owns a set
     or a membership elsewhere (an admin attached it there by hand) is kept."""
     stand_ins = get_user_model().objects.filter(
-        username__endswith=import_stand_in_username("", project_id),
+        username__endswith=import_stand_in_suffix(project_id),
         is_active=False,
         password__startswith=UNUSABLE_PASSWORD_PREFIX,
         annotation_sets__isnull=True,

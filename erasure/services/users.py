@@ -33,10 +33,10 @@ from annotation.models import (
     SpanEvent,
 )
 from common.errors import DomainError
-from erasure.models import ErasureKind, ErasureRecord
+from erasure.models import ERASED_USERNAME_PREFIX, ErasureKind, ErasureRecord
 from erasure.services.base import models_after, models_apply, reason_clean, record_create
 
-ERASED_USERNAME = "erased-user-{pk}"
+ERASED_USERNAME = ERASED_USERNAME_PREFIX + "{pk}"
 
 
 def _sessions_delete(user_id: int) -> int:

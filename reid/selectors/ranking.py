@@ -21,6 +21,8 @@ from sanitizer.reid.greedy import deidentify
 from sanitizer.reid.words import share_masked
 
 Mask = tuple[int, int]
+# A recognizer entity: (start, end, entity_type).
+LabelledSpan = tuple[int, int, str]
 
 # The decision that leaves a span's text in the published document.
 NO_MASK = "NO_MASK"
@@ -113,15 +115,22 @@ def document_rank(
     }
 
 
-def entity_spans(*, document: Document) -> list[Mask]:
-    """The recognizer's entities in the document's current machine runs."""
+def entity_spans(*, document: Document) -> list[LabelledSpan]:
+    """The recognizer's entities in the document's current machine runs, with labels:
+    sorted distinct ``(start, end, entity_type)`` (a stretch two runs labelled differently
+    comes once per label)."""
     rows = Span.objects.filter(
         annotation_set__document=document,
         annotation_set__kind=SetKind.MACHINE,
         annotation_set__source__in=ENTITY_SOURCES,
         annotation_set__superseded_at__isnull=True,
-    ).values_list("start", "end")
+    ).values_list("start", "end", "entity_type")
     return sorted(set(rows))
+
+
+def entity_offsets(entities: Sequence[LabelledSpan]) -> list[Mask]:
+    """The entities' sorted distinct ``(start, end)``: the greedy search's entity candidates."""
+    return sorted({(start, end) for start, end, _label in entities})
 
 
 def document_suggest(
@@ -137,7 +146,7 @@ def document_suggest(
         context.target.profile_id,
         context.ensemble.models,
         k=k,
-        entities=entity_spans(document=document),
+        entities=entity_offsets(entity_spans(document=document)),
         initial_masks=spans,
         max_steps=SUGGEST_MAX_STEPS,
     )

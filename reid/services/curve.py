@@ -17,13 +17,11 @@ from typing import Any
 from annotation.models import AnnotationSet, Project, SetKind
 from annotation.services import ProgressCallback
 from reid.selectors import ReidContext
+from reid.selectors.ranking import NO_MASK, entity_offsets, entity_spans
 from reid.services.deidentify import reid_documents_resolve
 from sanitizer.reid.base import ReidDocument, ReidModel, Span
 from sanitizer.reid.evaluate import CurvePoint, evaluate_masks
 from sanitizer.reid.greedy import deidentify
-
-# Decisions that leave the text in place.
-NO_MASK = "NO_MASK"
 
 
 def _stored_masks(document_ids: Sequence[int]) -> dict[str, dict[int, list[Span]]]:
@@ -99,8 +97,6 @@ def reid_curve_compute(
     progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """``{"points": [CurvePoint as dict, ...], "documents": n, "skipped": {...}}``."""
-    from reid.selectors.ranking import entity_spans
-
     contexts, skipped = reid_documents_resolve(
         project=project, document_ids=document_ids, knowledge_base_id=knowledge_base_id
     )
@@ -124,7 +120,10 @@ def reid_curve_compute(
     for layer in sorted(layers):
         points.append(_point(groups, layers[layer], method=layer, label=layer))
         step(layer)
-    entities = {pk: entity_spans(document=context.document) for pk, context in contexts.items()}
+    entities = {
+        pk: entity_offsets(entity_spans(document=context.document))
+        for pk, context in contexts.items()
+    }
     for k in sorted(set(k_values)):
         started = time.perf_counter()
         masks: dict[int, list[Span]] = {}

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from annotation.models import Document, Project, SetKind, SetSource, Span
+from annotation.models import Document, Project, SetSource
 from annotation.services import ProgressCallback, machine_run_store
 from jobs.models import Job
 from ml.models import ModelVersion
 from reid.selectors import ReidContext, ReidUnavailable, reid_context
-from reid.selectors.ranking import ENTITY_SOURCES
+from reid.selectors.ranking import entity_spans
 from sanitizer.reid.greedy import DeidResult, deidentify
 from sanitizer.types import EntitySpan
 
@@ -49,17 +49,6 @@ def reid_documents_resolve(
             continue
         contexts[document.pk] = context
     return contexts, skipped
-
-
-def _entities(document: Document) -> list[tuple[int, int, str]]:
-    """The recognizer's entities in the document's current machine runs, with labels."""
-    rows = Span.objects.filter(
-        annotation_set__document=document,
-        annotation_set__kind=SetKind.MACHINE,
-        annotation_set__source__in=ENTITY_SOURCES,
-        annotation_set__superseded_at__isnull=True,
-    ).values_list("start", "end", "entity_type")
-    return sorted(set(rows))
 
 
 def _risk_starts(project: Project, document_ids: Sequence[int]) -> dict[int, list[EntitySpan]]:
@@ -145,7 +134,7 @@ def reid_deidentify_documents(
         out = []
         for document in documents:
             context = contexts[document.pk]
-            entities = _entities(document)
+            entities = entity_spans(document=document)
             start_spans = starts.get(document.pk, [])
             result = deidentify(
                 document.text,

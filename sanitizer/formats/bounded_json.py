@@ -31,6 +31,7 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _OPEN = frozenset("[{")
 _PLAIN_KEY = re.compile(r"[\w\- ]+")
 _MAX_PATH_CHARS = 80
+_NOT_FINITE = "is not a finite number (NaN, Infinity or out of range)"
 
 
 class JsonLimitError(ValueError):
@@ -59,22 +60,33 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def check_string(value: str, path: str) -> None:
-    """Refuse a string PostgreSQL cannot store: a NUL character or a lone surrogate."""
+def _string_problem(value: str) -> str | None:
+    """Why PostgreSQL cannot store ``value`` (a NUL character, a lone surrogate), or None.
+
+    The one test behind :func:`check_string` and the readers' fast checks: they build
+    the path of a value only when this names a problem.
+    """
     if "\x00" in value:
-        raise JsonLimitError("contains a NUL character", path=path)
+        return "contains a NUL character"
     if not value.isascii():
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise JsonLimitError(
-                f"contains a lone surrogate at character {exc.start}", path=path
-            ) from None
+            return f"contains a lone surrogate at character {exc.start}"
+    return None
 
 
-def _check_number(value: float, path: str) -> None:
-    if not math.isfinite(value):
-        raise JsonLimitError("is not a finite number (NaN, Infinity or out of range)", path=path)
+def check_string(value: str, path: str) -> None:
+    """Refuse a string PostgreSQL cannot store: a NUL character or a lone surrogate."""
+    problem = _string_problem(value)
+    if problem is not None:
+        raise JsonLimitError(problem, path=path)
+
+
+def _extend(path: str, keys: Iterable[str | int]) -> str:
+    for key in keys:
+        path = _join(path, key)
+    return path
 
 
 def check_value(value: Any, path: str = "", *, max_depth: int = MAX_DEPTH, _depth: int = 0) -> None:
@@ -82,19 +94,34 @@ def check_value(value: Any, path: str = "", *, max_depth: int = MAX_DEPTH, _dept
 
     For values that did not come through :func:`loads` (form fields, Python callers).
     """
+    _check_tree(value, path, [], max_depth, _depth)
+
+
+def _check_tree(value: Any, path: str, keys: list[str | int], max_depth: int, depth: int) -> None:
+    """:func:`check_value` below ``path`` + ``keys``: the keys down to ``value``, turned
+    into a path only for an error (joining them for every value cost more than the
+    checks). ``keys`` is one list for the whole walk: each level appends its key and
+    takes it off again; an error leaves it as it was where it was raised.
+    """
     if isinstance(value, str):
-        check_string(value, path)
+        problem = _string_problem(value)
+        if problem is not None:
+            raise JsonLimitError(problem, path=_extend(path, keys))
     elif isinstance(value, float):
-        _check_number(value, path)
+        if not math.isfinite(value):
+            raise JsonLimitError(_NOT_FINITE, path=_extend(path, keys))
     elif isinstance(value, dict | list | tuple):
-        if _depth >= max_depth:
-            raise JsonLimitError(f"nested deeper than {max_depth} levels", path=path)
+        if depth >= max_depth:
+            raise JsonLimitError(f"nested deeper than {max_depth} levels", path=_extend(path, keys))
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, item in items:
+            keys.append(key if isinstance(key, int | str) else str(key))
             if isinstance(key, str):
-                check_string(key, _join(path, key) or "(key)")
-            child = _join(path, key if isinstance(key, int | str) else str(key))
-            check_value(item, child, max_depth=max_depth, _depth=_depth + 1)
+                problem = _string_problem(key)
+                if problem is not None:
+                    raise JsonLimitError(problem, path=_extend(path, keys) or "(key)")
+            _check_tree(item, path, keys, max_depth, depth + 1)
+            keys.pop()
 
 
 def check_depth(text: str, *, max_depth: int = MAX_DEPTH) -> None:
@@ -226,9 +253,12 @@ def _build(events: Iterable[tuple[str, Any]], max_depth: int, stack: list[Any]) 
             deep.partial = stack[0]
             raise error or deep
         try:
+            # A string needs _string_problem only if it holds a NUL or is not ASCII (its
+            # own first tests), and a path only when refused: where() joins every level.
             if event == "map_key":
                 keys[-1] = value
-                check_string(value, where())
+                if ("\x00" in value or not value.isascii()) and (problem := _string_problem(value)):
+                    raise JsonLimitError(problem, path=where())
                 continue
             if event == "start_map" or event == "start_array":
                 if not stack and not in_list and event == "start_array":
@@ -243,9 +273,10 @@ def _build(events: Iterable[tuple[str, Any]], max_depth: int, stack: list[Any]) 
                 value = stack.pop()
                 keys.pop()
             elif event == "string":
-                check_string(value, where())
-            elif event == "number" and isinstance(value, float):
-                _check_number(value, where())
+                if ("\x00" in value or not value.isascii()) and (problem := _string_problem(value)):
+                    raise JsonLimitError(problem, path=where())
+            elif event == "number" and isinstance(value, float) and not math.isfinite(value):
+                raise JsonLimitError(_NOT_FINITE, path=where())
         except JsonLimitError as exc:
             error = error or exc
             if event == "map_key":

@@ -30,7 +30,7 @@ import numpy as np
 from faker import Faker
 
 from sanitizer.kanon.kb import Person
-from sanitizer.kanon.synthetic_long import long_biography_of
+from sanitizer.kanon.synthetic_long import _article, long_biography_of
 from sanitizer.kanon.variants import _MONTHS, _read_tsv, country_variants
 
 # Faker locale → ISO country code of the people drawn from it, and its sampling weight.
@@ -409,10 +409,6 @@ def _demonym(code: str) -> str:
 
 def _year(born: dt.date, rng: random.Random, lo: int, hi: int) -> int:
     return min(2024, born.year + rng.randint(lo, hi))
-
-
-def _article(phrase: str) -> str:
-    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
 
 
 def _date_prose(d: dt.date, rng: random.Random) -> str:

@@ -34,6 +34,7 @@ import torch
 from torch import nn
 from transformers import AutoModel, AutoTokenizer, PreTrainedTokenizerBase
 
+from sanitizer.devices import pick_device
 from sanitizer.kanon.kb import Person
 from sanitizer.reid.embedding_cache import cached_embeddings, embeddings_cached, store_embeddings
 from sanitizer.reid.profiles import kb_fingerprint, profile_rows, profile_text
@@ -63,13 +64,6 @@ class DenseConfig:
     def from_json(cls, data: dict[str, Any]) -> DenseConfig:
         keys = cls.__dataclass_fields__
         return cls(**{k: v for k, v in data.items() if k in keys})
-
-
-def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """``device`` when given, else cuda when available, else cpu."""
-    if device is not None:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 class Encoder(nn.Module):
@@ -186,9 +180,10 @@ def precompute_embeddings(
 ) -> bool:
     """Encode ``profiles`` once and store them in ``model_dir`` (the slow part of the first
     load against a knowledge base); True when they are now cached."""
-    if not embeddings_cached(model_dir, profiles):
-        DenseModel.load(model_dir, profiles, device=device)
-    return embeddings_cached(model_dir, profiles)
+    fp = kb_fingerprint(profiles)
+    if not embeddings_cached(model_dir, profiles, fingerprint=fp):
+        DenseModel.load(model_dir, profiles, device=device, fingerprint=fp)
+    return embeddings_cached(model_dir, profiles, fingerprint=fp)
 
 
 def create_untrained(
@@ -268,14 +263,18 @@ class DenseModel:
         model_dir: str | os.PathLike[str],
         profiles: Sequence[Person],
         device: str | torch.device | None = None,
+        *,
+        fingerprint: str | None = None,
     ) -> DenseModel:
-        """Load the model and the (cached) embeddings of ``profiles``."""
+        """Load the model and the (cached) embeddings of ``profiles``.
+
+        ``fingerprint`` is ``kb_fingerprint(profiles)`` when the caller already has it."""
         model = cls(load_encoders(model_dir), profiles, pick_device(device))
-        model.G = model._profile_embeddings(Path(model_dir))
+        model.G = model._profile_embeddings(Path(model_dir), fingerprint)
         return model
 
-    def _profile_embeddings(self, model_dir: Path) -> torch.Tensor:
-        fp = kb_fingerprint(self.profiles)
+    def _profile_embeddings(self, model_dir: Path, fingerprint: str | None = None) -> torch.Tensor:
+        fp = kb_fingerprint(self.profiles) if fingerprint is None else fingerprint
         cached = cached_embeddings(model_dir, fp, self.version, self.profile_ids)
         if cached is not None:
             return torch.from_numpy(cached).to(self.device)

@@ -61,12 +61,21 @@ def store_embeddings(
         pass
 
 
-def embeddings_cached(model_dir: str | os.PathLike[str], profiles: Sequence[Person]) -> bool:
+def embeddings_cached(
+    model_dir: str | os.PathLike[str],
+    profiles: Sequence[Person],
+    *,
+    fingerprint: str | None = None,
+) -> bool:
     """Whether ``model_dir`` already holds the embeddings of ``profiles`` for its current
-    weights, so that loading the dense model against them would encode no profile."""
+    weights, so that loading the dense model against them would encode no profile.
+
+    ``fingerprint`` is ``kb_fingerprint(profiles)`` when the caller already has it (hashing
+    every profile's text is the costly part of the question); computed when omitted."""
     d = Path(model_dir)
     try:
         version = json.loads((d / "reid.json").read_text(encoding="utf-8")).get("version", "")
     except (OSError, ValueError):
         return False
-    return _cache_valid(d, kb_fingerprint(profiles), str(version), [p.id for p in profiles])
+    fp = kb_fingerprint(profiles) if fingerprint is None else fingerprint
+    return _cache_valid(d, fp, str(version), [p.id for p in profiles])

@@ -74,12 +74,17 @@ class DeidResult:
     """The masks found and how the target's ranks moved (rank 1 = re-identified)."""
 
     masks: list[Span]
-    added: list[Span]
     steps: list[DeidStep] = field(default_factory=list)
     ranks_before: dict[str, int] = field(default_factory=dict)
     ranks_after: dict[str, int] = field(default_factory=dict)
     share_masked: float = 0.0
     reached: bool = False
+
+    @property
+    def added(self) -> list[Span]:
+        """The spans the search masked beyond ``initial_masks``, sorted: every step's spans
+        (after pruning, the kept steps' only)."""
+        return sorted(sp for step in self.steps for sp in step.spans)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data (masks as ``[start, end]`` lists)."""
@@ -198,12 +203,11 @@ def deidentify(
         raise ValueError("greedy de-identification needs at least one model")
     indices = {m.name: _target_index(m, target) for m in models}
     masks: list[Span] = merge_intervals(initial_masks)
-    added: list[Span] = []
     spans = word_spans(text)
     masked = np.asarray(masked_flags(spans, masks), dtype=bool)
     pool = candidates(text, entities)
     current = ranks(models, text, masks, target)
-    result = DeidResult(masks=masks, added=added, ranks_before=dict(current))
+    result = DeidResult(masks=masks, ranks_before=dict(current))
     stale: list[ReidModel] = []  # models not re-ranked since the last mask
     while any(r <= k for r in current.values()):
         if max_steps is not None and len(result.steps) >= max_steps:
@@ -227,7 +231,6 @@ def deidentify(
         chosen = pool.pop(best)
         new = [s for s in chosen.spans if not masked[list(_words_in(spans, s))].all()]
         masked[list(chosen.words)] = True
-        added.extend(new)
         masks = merge_intervals([*masks, *new])
         # Models already out of the top k are only re-ranked before stopping (a forward pass
         # of the dense model costs as much as the rest of the step); one found back inside
@@ -243,9 +246,7 @@ def deidentify(
         current.update(ranks(stale, text, masks, target))
     if prune and all(r > k for r in current.values()):
         masks, current = _prune(text, target, models, k, initial_masks, result.steps, current)
-        added = [sp for step in result.steps for sp in step.spans]
     result.masks = masks
-    result.added = sorted(added)
     result.ranks_after = dict(current)
     result.share_masked = share_masked(text, masks)
     result.reached = all(r > k for r in current.values())

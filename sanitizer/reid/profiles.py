@@ -10,7 +10,7 @@ import datetime as dt
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sanitizer.kanon.kb import Person, read_kb
@@ -72,8 +72,3 @@ def target_of(doc: Mapping[str, Any]) -> str | None:
             if meta.get(key):
                 return str(meta[key])
     return None
-
-
-def index_by_id(persons: Sequence[Person]) -> dict[str, int]:
-    """``{profile id: position}``."""
-    return {p.id: i for i, p in enumerate(persons)}

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from sanitizer.devices import pick_device
 from sanitizer.kanon.kb import Person
 from sanitizer.reid.base import ReidDocument, Span
 from sanitizer.reid.dense import (
@@ -36,7 +37,6 @@ from sanitizer.reid.dense import (
     load_encoders,
     masked_doc_text,
     new_encoders,
-    pick_device,
     save_encoders,
 )
 from sanitizer.reid.profiles import profile_text

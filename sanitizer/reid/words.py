@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from sanitizer.intervals import merge_intervals
 from sanitizer.reid.base import Span
 
 WORD = re.compile(r"\w+")
@@ -34,19 +35,9 @@ def terms(text: str) -> list[str]:
     return [w for w in (m.group().lower() for m in WORD.finditer(text)) if w not in STOPWORDS]
 
 
-def _merged(masks: Sequence[Span]) -> list[Span]:
-    out: list[Span] = []
-    for s, e in sorted((int(s), int(e)) for s, e in masks if e > s):
-        if out and s <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], e))
-        else:
-            out.append((s, e))
-    return out
-
-
 def masked_flags(spans: Sequence[Span], masks: Sequence[Span]) -> list[bool]:
     """For each of ``spans`` (sorted), whether some mask overlaps it."""
-    merged = _merged(masks)
+    merged = merge_intervals(masks)
     flags: list[bool] = []
     j = 0
     for s, e in spans:
@@ -59,12 +50,6 @@ def masked_flags(spans: Sequence[Span], masks: Sequence[Span]) -> list[bool]:
 def masked_words(text: str, masks: Sequence[Span]) -> list[bool]:
     """For each word of ``text``, whether a mask touches it."""
     return masked_flags(word_spans(text), masks)
-
-
-def unmasked_words(text: str, masks: Sequence[Span]) -> list[str]:
-    """The words no mask touches, in order, as written."""
-    spans = word_spans(text)
-    return [text[s:e] for (s, e), m in zip(spans, masked_flags(spans, masks), strict=True) if not m]
 
 
 def masked_text(text: str, masks: Sequence[Span], token: str = MASK_TOKEN) -> str:

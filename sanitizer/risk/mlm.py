@@ -38,6 +38,7 @@ from typing import Any
 
 import torch
 
+from sanitizer.devices import pick_device
 from sanitizer.risk import RiskDocument, RiskEntity
 from sanitizer.risk.options import MLM_STRIDE as DEFAULT_STRIDE
 from sanitizer.risk.options import MLM_WINDOW as DEFAULT_WINDOW
@@ -50,13 +51,6 @@ from sanitizer.risk.surprisal import (
 
 DEFAULT_BATCH_SIZE = 16
 CACHED_DOCUMENTS = 256
-
-
-def pick_device(device: str = "auto") -> torch.device:
-    """CUDA when available for ``"auto"``, else the named device."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
 
 
 @lru_cache(maxsize=4)

@@ -30,7 +30,8 @@ from typing import Any
 
 import torch
 
-from sanitizer.risk.mlm import masked_logits, pick_device
+from sanitizer.devices import pick_device
+from sanitizer.risk.mlm import masked_logits
 
 SUMMARY_FILE = "mlm_summary.json"
 

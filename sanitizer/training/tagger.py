@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from sanitizer.devices import pick_device
 from sanitizer.training.config import TrainingConfig
 from sanitizer.training.encoding import (
     IGNORE_INDEX,
@@ -37,11 +38,8 @@ MANIFEST_FORMAT = "sanitizer-token-tagger"
 MANIFEST_VERSION = 1
 
 
-def resolve_device(name: str) -> torch.device:
-    """Map ``"auto"`` to CUDA when available, else CPU; pass other names to torch."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+# "auto" is CUDA when available, else the CPU; other names go to torch.
+resolve_device = pick_device
 
 
 def window_inputs(

@@ -329,6 +329,15 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "3600"))
 JOBS_HEARTBEAT_SECONDS = float(os.environ.get("JOBS_HEARTBEAT_SECONDS", "30"))
 JOBS_STALE_SECONDS = float(os.environ.get("JOBS_STALE_SECONDS", "180"))
 JOBS_JANITOR_SECONDS = float(os.environ.get("JOBS_JANITOR_SECONDS", "60"))
+# `celery beat` (or a worker started with -B) sends the janitor (workers.tasks
+# JANITOR_TASK_NAME) every JOBS_JANITOR_SECONDS.
+CELERY_BEAT_SCHEDULE = {
+    "jobs-janitor": {
+        "task": "sanitizer.jobs_janitor",
+        "schedule": JOBS_JANITOR_SECONDS,
+        "options": {"queue": "cpu"},
+    }
+}
 # A job over many documents (pre-annotation, re-identification masking, CP-SAT
 # solving) is split into chunks of this many documents, run as a Celery group over
 # every worker of its queue (workers.fanout); a job of one chunk runs as one task.

@@ -4,11 +4,15 @@ rebuilt or the active model changes, bounded, and safe under concurrent requests
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+import reid.loading
+import sanitizer.reid.embedding_cache
+import sanitizer.reid.models.bm25
 from ml.models import ModelKind
 from reid.loading import (
     LruCache,
@@ -18,6 +22,8 @@ from reid.loading import (
     profile_ids,
     reid_model_version,
 )
+from sanitizer.kanon.kb import Person
+from sanitizer.reid.profiles import kb_fingerprint
 from tests.factories import ModelVersionFactory
 from tests.reid.helpers import N_PEOPLE, make_world
 
@@ -97,3 +103,37 @@ def test_concurrent_requests_load_a_key_once() -> None:
         t.join(timeout=10)
     assert results == [42, 42, 42, 42]
     assert calls == [1]
+
+
+def test_the_kb_is_hashed_once_per_load_not_per_request_while_the_dense_model_is_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = make_world(tmp_path)
+    model_dir = tmp_path / "dense"
+    model_dir.mkdir()
+    # Weights whose profile embeddings were never stored: the dense model stays pending.
+    (model_dir / "reid.json").write_text('{"version": "dense-test"}', encoding="utf-8")
+    ModelVersionFactory.create(
+        kind=ModelKind.REIDENTIFIER,
+        project=world.project,
+        is_active=True,
+        artefact_path=str(model_dir),
+    )
+    hashed: list[int] = []
+
+    def counting(persons: Sequence[Person]) -> str:
+        hashed.append(1)
+        return kb_fingerprint(persons)
+
+    for module in (reid.loading, sanitizer.reid.embedding_cache, sanitizer.reid.models.bm25):
+        monkeypatch.setattr(module, "kb_fingerprint", counting)
+
+    first = ensemble_for_project(project=world.project, knowledge_base=world.kb)
+    assert first.pending == ("dense",) and [m.name for m in first.models] == ["bm25"]
+    assert len(hashed) == 1
+    assert first.fingerprint == kb_fingerprint(first.profiles)
+    assert first.fingerprint in first.models[0].version
+    # Every later request checks whether the embeddings have arrived, without rehashing.
+    for _ in range(3):
+        assert ensemble_for_project(project=world.project, knowledge_base=world.kb) is first
+    assert len(hashed) == 1

@@ -165,3 +165,32 @@ def test_knowledge_base_lines_are_bounded(tmp_path: Path) -> None:
     dump.write_text('[\n{"id": "Q1", "labels": {"en": {"value": NaN}}},\n]\n')
     with pytest.raises(JsonLimitError, match=r"line 2: labels.en.value: is not a finite"):
         list(iter_wikidata_entities(dump))
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "message"),
+    [
+        # The refusal comes after a sibling subtree: its keys no longer count.
+        (
+            {"a": {"b": [1, 2]}, "c": [{"d": 1}, {"e f": "x\x00"}]},
+            "meta",
+            "meta.c[1].e f: contains a NUL character",
+        ),
+        ({"a": [{"k\x00": 1}]}, "", "a[0]['k\\x00']: contains a NUL character"),
+        ({1: {None: float("inf")}}, "", "[1].None: is not a finite number"),
+        ({"a": ["é", ("ok", "\ud800")]}, "", "a[1][1]: contains a lone surrogate at character 0"),
+    ],
+)
+def test_check_value_names_the_path_of_a_refusal(value: Any, path: str, message: str) -> None:
+    check_value({"a": ["é", "\U0001f600", 2.5, {"b c": None}], 3: (1,)}, "meta")
+    with pytest.raises(JsonLimitError) as caught:
+        check_value(value, path)
+    assert str(caught.value).startswith(message)
+
+
+def test_readers_name_the_path_after_a_sibling_subtree() -> None:
+    element = b'{"a": {"b": [1, "\\u00e9"]}, "c": [{"d": 1}, {"e": "\\u0000"}]}'
+    with pytest.raises(JsonLimitError, match=r"^\[1\]\.c\[1\]\.e: contains a NUL character$"):
+        items(b'[{"ok": ["\\u00e9"]}, ' + element + b"]")
+    with pytest.raises(JsonLimitError, match=r"^c\[1\]\.e: contains a NUL character$"):
+        loads(element)

@@ -12,8 +12,9 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from sanitizer.kanon.kb import Person
-from sanitizer.reid.base import ReidDocument, ReidModel, Span, build_model
-from sanitizer.reid.profiles import load_profiles, target_of
+from sanitizer.reid import curve, ensemble
+from sanitizer.reid.base import ReidDocument, ReidModel, Span
+from sanitizer.reid.profiles import load_profiles
 
 
 def read_documents(path: str | Path) -> list[dict[str, Any]]:
@@ -41,19 +42,12 @@ def read_profiles(path: str | Path) -> list[Person]:
 
 def reid_documents(
     docs: Sequence[Mapping[str, Any]], profiles: Sequence[Person]
-) -> tuple[list[ReidDocument], list[str]]:
-    """The documents whose target is a profile of the knowledge base, and the ids of the
-    others (no ``target``, or one the knowledge base does not hold)."""
-    known = {p.id for p in profiles}
-    kept: list[ReidDocument] = []
-    skipped: list[str] = []
-    for doc in docs:
-        target = target_of(doc)
-        if target is None or target not in known:
-            skipped.append(str(doc["doc_id"]))
-        else:
-            kept.append(ReidDocument(str(doc["doc_id"]), str(doc["text"]), target))
-    return kept, skipped
+) -> tuple[list[ReidDocument], int]:
+    """The documents (``read_documents``'s, each with a ``doc_id``) whose target is a profile
+    of the knowledge base, and how many others there were (no ``target``, or one the
+    knowledge base does not hold)."""
+    kept, _raw = curve.reid_documents(docs, [p.id for p in profiles])
+    return kept, len(docs) - len(kept)
 
 
 def read_masks(path: str | Path | None) -> dict[str, list[Span]]:
@@ -76,25 +70,25 @@ def read_masks(path: str | Path | None) -> dict[str, list[Span]]:
 
 
 def model_names(names: str | None, model_dir: str | None) -> list[str]:
-    """The ensemble: ``--models`` as given, else BM25 plus the dense model when there is one."""
-    if names:
-        chosen = [n.strip() for n in names.split(",") if n.strip()]
-    else:
-        chosen = ["bm25", "dense"] if model_dir else ["bm25"]
+    """The ensemble: ``--models`` as given (each once), else BM25 plus the dense model when
+    there is one."""
+    # A --models naming nothing (",") is the user's mistake, not a request for the defaults.
+    if names and not any(n.strip() for n in names.split(",")):
+        raise CommandError("--models names no model")
+    chosen = list(dict.fromkeys(ensemble.model_names(names, model_dir)))
     if "dense" in chosen and not model_dir:
         raise CommandError("the dense model needs --model DIR (made by train_reid)")
-    if not chosen:
-        raise CommandError("--models names no model")
-    return list(dict.fromkeys(chosen))
+    return chosen
 
 
 def build_ensemble(
     names: Sequence[str], profiles: Sequence[Person], model_dir: str | None
 ) -> list[ReidModel]:
+    """The models of ``names`` (from :func:`model_names`); a failure names its model."""
     models = []
     for name in names:
         try:
-            models.append(build_model(name, profiles, model_dir=model_dir))
+            models.extend(ensemble.build_ensemble(profiles, [name], model_dir))
         except KeyError as exc:
             # The registry's message names the known models.
             raise CommandError(str(exc.args[0])) from exc

@@ -93,7 +93,7 @@ class Command(BaseCommand):
         if not docs:
             raise CommandError(f"{options['input']}: no document has a target in {options['kb']}")
         if skipped:
-            self.stderr.write(f"skipped {len(skipped)} documents without a target in the KB")
+            self.stderr.write(f"skipped {skipped} documents without a target in the KB")
         built = {
             m.name: m
             for m in build_ensemble(

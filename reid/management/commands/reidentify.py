@@ -88,7 +88,7 @@ class Command(BaseCommand):
         reidentified = sum(1 for r in out.values() if r["rank"] == 1)
         rate = reidentified / len(out)
         if skipped:
-            self.stderr.write(f"skipped {len(skipped)} documents without a target in the KB")
+            self.stderr.write(f"skipped {skipped} documents without a target in the KB")
         self.stdout.write(
             f"ensemble ({', '.join(names)}) re-identified {reidentified} of {len(out)} documents"
         )

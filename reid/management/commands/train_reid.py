@@ -44,7 +44,7 @@ class Command(BaseCommand):
         profiles = read_profiles(options["kb"])
         documents, skipped = reid_documents(read_documents(options["docs"]), profiles)
         if skipped:
-            self.stderr.write(f"skipped {len(skipped)} documents without a target in the KB")
+            self.stderr.write(f"skipped {skipped} documents without a target in the KB")
 
         def progress(done: int, total: int | None, message: str) -> None:
             if message:

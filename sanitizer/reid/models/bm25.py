@@ -54,11 +54,14 @@ class BM25Model:
         k1: float = 1.5,
         b: float = 0.75,
         temperature: float = 1.0,
+        fingerprint: str | None = None,
     ) -> None:
+        """``fingerprint``: ``kb_fingerprint(profiles)`` if the caller has it (else computed)."""
         self.profiles = list(profiles)
         self.profile_ids = [p.id for p in self.profiles]
         self.temperature = float(temperature)
-        self.version = f"bm25s-{bm25s.__version__}-k1={k1}-b={b}-kb={kb_fingerprint(self.profiles)}"
+        fp = kb_fingerprint(self.profiles) if fingerprint is None else fingerprint
+        self.version = f"bm25s-{bm25s.__version__}-k1={k1}-b={b}-kb={fp}"
         retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
         retriever.index(
             [terms(profile_text(p)) or [""] for p in self.profiles], show_progress=False

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from sanitizer.devices import pick_device
 from sanitizer.risk import RiskDocument, RiskEntity
 from sanitizer.risk.measures.common import candidates
-from sanitizer.risk.mlm import pick_device
 from sanitizer.risk.supervised.features import CollectionFrequency
 from sanitizer.risk.supervised.model import (
     CONFIG_FILE,

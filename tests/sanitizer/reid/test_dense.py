@@ -136,3 +136,17 @@ def test_embeddings_cached_answers_without_loading_and_precompute_stores_them(
         assert not embeddings_cached(model_dir, kb)
     finally:
         reid_json.write_text(saved, encoding="utf-8")
+
+
+def test_a_given_fingerprint_is_used_as_is(model_dir: Path, people) -> None:
+    _gen, _recs, persons = people
+    kb = persons[3:13]
+    fp = kb_fingerprint(kb)
+    model = DenseModel.load(model_dir, kb, fingerprint=fp)
+    assert (model_dir / "profiles" / f"{fp}.npy").is_file()
+    assert embeddings_cached(model_dir, kb, fingerprint=fp)
+    assert embeddings_cached(model_dir, kb) == embeddings_cached(model_dir, kb, fingerprint=fp)
+    # The fingerprint names the stored file: another one finds nothing stored.
+    assert not embeddings_cached(model_dir, kb, fingerprint="0" * 16)
+    again = build_model("dense", kb, model_dir=str(model_dir), fingerprint=fp)
+    assert torch.equal(again.G, model.G)  # type: ignore[attr-defined]

@@ -135,3 +135,22 @@ def test_pruning_drops_only_steps_the_result_does_not_need(models: list[ReidMode
     again = ranks(models, doc["text"], pruned.masks, doc["target"])
     assert again == pruned.ranks_after
     assert all(r > 2 for r in again.values())
+
+
+@pytest.mark.parametrize("prune", [False, True])
+def test_added_is_the_sorted_spans_of_the_steps_taken(models: list[ReidModel], prune: bool) -> None:
+    doc = DOCS[0]
+    result = deidentify(doc["text"], doc["target"], models, k=2, prune=prune)
+    assert result.steps
+    spans = sorted(sp for step in result.steps for sp in step.spans)
+    assert result.added == spans
+    assert result.to_json()["added"] == [list(sp) for sp in spans]
+    assert list(result.to_json()) == [
+        "masks",
+        "added",
+        "steps",
+        "ranks_before",
+        "ranks_after",
+        "share_masked",
+        "reached",
+    ]

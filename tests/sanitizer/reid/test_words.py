@@ -56,3 +56,11 @@ def test_information_loss_grows_with_the_masks() -> None:
     assert none == 0.0
     assert 0.0 < some < everything <= 1.0
     assert everything > 0.5
+
+
+def test_empty_masks_mask_nothing_and_touching_masks_stop_at_their_end() -> None:
+    text = "Ana Silva"
+    assert masked_words(text, [(2, 2), (5, 5)]) == [False, False]
+    # (0, 3) and (3, 4) touch: together they cover "Ana " and reach no letter of "Silva".
+    assert masked_words(text, [(3, 4), (0, 3)]) == [True, False]
+    assert masked_words(text, [(3, 5), (0, 3)]) == [True, True]

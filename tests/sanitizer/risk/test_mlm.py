@@ -13,7 +13,7 @@ from django.core.management import call_command
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, BertModel
 
 from sanitizer.risk import RiskDocument, RiskEntity
-from sanitizer.risk.mlm import MaskedLMScorer, assign_windows, window_starts
+from sanitizer.risk.mlm import MaskedLMScorer, assign_windows, pick_device, window_starts
 from sanitizer.risk.options import RiskOptions, RiskOptionsError
 from sanitizer.risk.pipeline import RiskMasker
 from sanitizer.risk.surprisal import make_scorer
@@ -199,3 +199,9 @@ def test_train_mlm_command(tiny_encoder: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert (out / "config.json").is_file() and (out / "mlm_summary.json").is_file()
     assert RiskOptions(mlm=str(out)).validate().scorer_spec()[0] == "mlm"
+
+
+def test_pick_device_takes_a_name_a_device_or_none_for_the_best() -> None:
+    best = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    assert pick_device() == pick_device("auto") == pick_device(None) == best
+    assert pick_device("cpu") == pick_device(torch.device("cpu")) == torch.device("cpu")

@@ -7,47 +7,10 @@
 import { api } from "../lib/api.js";
 import { $, el, fmt } from "../lib/dom.js";
 import { message } from "./message.js";
+import { scatterChart } from "../charts.js";
 
 export const REID_CURVE_JOB = "reid_curve";
-const NS = "http://www.w3.org/2000/svg";
-const PALETTE = ["#2f5bd3", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#bcbd22"];
 let shownJob = null;
-
-function svg(tag, attrs = {}, text) {
-  const node = document.createElementNS(NS, tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-const percent = (v) => `${Math.round(100 * v)}%`;
-
-// One labelled dot per point on [0, 1] x [0, yMax]; a colour per method (family of points).
-export function scatterChart({ points, xLabel, yLabel, width = 560, height = 300 }) {
-  const left = 48;
-  const bottom = 36;
-  const top = 24;
-  const right = 24;
-  const yMax = Math.max(0.1, Math.ceil(Math.max(...points.map((p) => p.y)) * 10) / 10);
-  const x = (v) => left + Math.max(0, Math.min(1, v)) * (width - left - right);
-  const y = (v) => top + (1 - Math.max(0, Math.min(yMax, v)) / yMax) * (height - top - bottom);
-  const root = svg("svg", { class: "chart scatter", viewBox: `0 0 ${width} ${height}`, width: "100%", role: "img", style: `max-width: ${width}px`, "aria-label": `${yLabel} against ${xLabel}` });
-  for (const tick of [0, yMax / 2, yMax]) {
-    root.append(svg("line", { x1: left, x2: width - right, y1: y(tick), y2: y(tick), stroke: "#ddd" }), svg("text", { x: 2, y: y(tick) + 4 }, percent(tick)));
-  }
-  for (const tick of [0, 0.25, 0.5, 0.75, 1]) root.append(svg("text", { x: x(tick), y: height - bottom + 14, "text-anchor": "middle" }, percent(tick)));
-  root.append(svg("text", { x: left + (width - left - right) / 2 - 50, y: height - 4 }, xLabel), svg("text", { x: 2, y: 12, fill: "#666" }, yLabel));
-  const methods = [...new Set(points.map((p) => p.method))];
-  for (const p of points) {
-    const colour = PALETTE[methods.indexOf(p.method) % PALETTE.length];
-    const dot = svg("circle", { class: "point", cx: x(p.x), cy: y(p.y), r: 4.5, fill: colour, "data-method": p.method });
-    dot.append(svg("title", {}, `${p.label}: ${percent(p.y)} re-identified, ${percent(p.x)} of words masked`));
-    // Labels go left of points on the right half, so that they stay inside the chart.
-    const leftward = p.x > 0.6;
-    root.append(dot, svg("text", { x: x(p.x) + (leftward ? -6 : 6), y: y(p.y) - 6, "font-size": "10", fill: colour, "text-anchor": leftward ? "end" : "start" }, p.label));
-  }
-  return root;
-}
 
 function pointsTable(points) {
   const models = [...new Set(points.flatMap((p) => Object.keys(p.per_model || {})))].sort();
