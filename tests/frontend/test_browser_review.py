@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import AnnotationSet, Role, SetKind, SetStatus
+from annotation.models import AnnotationSet, Role, SetKind, SetStatus, Span
 from tests.factories import (
     SAMPLE_TEXT,
     AnnotationSetFactory,
@@ -448,13 +448,6 @@ def test_replacing_the_whole_gold_set_asks_first(live_server, page):
     assert _gold_rows(document)[1] == (ANKARA[0], ANKARA[1], "Ankara", "LOC", "QUASI")
 
 
-def _held_routes(page, url):
-    """Intercept requests to ``url`` and hold them; the list of held routes."""
-    held = []
-    page.route(url, lambda route: held.append(route))
-    return held
-
-
 def _wait_until(page, condition):
     for _ in range(400):
         if condition():
@@ -481,10 +474,23 @@ def test_a_failed_gold_save_reloads_gold_and_publication_waits_for_it(live_serve
     (span,) = _gold_with(document, [(NAME, "PERSON", "DIRECT")])
     gold = span.annotation_set
     _open_review(page, live_server, document)
-    update = "**/api/spans/*/update/"
+    # One handler for the whole test, switched by ``mode``: replacing a route while the
+    # page runs could let a request slip past both.
+    mode = {"now": "hold"}
+    held, aborted = [], []
+
+    def handle(route):
+        if mode["now"] == "hold":
+            held.append(route)
+        elif mode["now"] == "abort":
+            aborted.append(route)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/api/spans/*/update/", handle)
 
     # The save is in flight when the reviewer publishes; then the server fails it (502).
-    held = _held_routes(page, update)
     page.click(f"#doc .seg[data-k='g{span.pk}']")
     page.wait_for_selector("#gold-panel #gold-identifier_type")
     page.keyboard.press("x")  # NO_MASK
@@ -501,23 +507,73 @@ def test_a_failed_gold_save_reloads_gold_and_publication_waits_for_it(live_serve
     assert (span.identifier_type, span.version) == ("DIRECT", 1)
     assert page.get_attribute("#gold-status", "data-published") == "false"
 
-    # The network fails: the same.
-    page.unroute(update)
-    page.route(update, lambda route: route.abort())
+    # The network fails: the same. (The publication message above also says "Not
+    # saved", so the wait is for a message that starts with it.)
+    mode["now"] = "abort"
     page.keyboard.press("x")
-    page.wait_for_selector("#message:has-text('Not saved')")
+    page.wait_for_function(
+        "() => document.querySelector('#message').textContent.startsWith('Not saved:')"
+    )
+    assert len(aborted) == 1
     _gold_decision_is(page, span.pk, "DIRECT")
     span.refresh_from_db()
     assert span.identifier_type == "DIRECT"
 
     # Gold as the server holds it is what gets published.
-    page.unroute(update)
+    mode["now"] = "pass"
     page.click("#publish")
     page.wait_for_selector("#gold-status[data-published='true']")
     gold.refresh_from_db()
     assert gold.published_at is not None
     span.refresh_from_db()
     assert span.identifier_type == "DIRECT"
+    assert len(held) == 1 and len(aborted) == 1
+
+
+def test_a_gold_change_made_while_gold_reloads_is_not_hidden_by_the_older_copy(live_server, page):
+    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-11b")
+    _member(document.project, "rita", Role.REVIEWER)
+    _annotated(document, "alice", [(NAME, "PERSON", "DIRECT")])
+    (span,) = _gold_with(document, [(NAME, "PERSON", "DIRECT")])
+    _open_review(page, live_server, document)
+    mode = {"update": "fail", "workspace": "old copy"}
+    workspaces = []
+
+    def update(route):
+        if mode["update"] == "fail":
+            mode["update"] = "pass"
+            route.fulfill(status=502, json={"detail": "Bad gateway (test)"})
+        else:
+            route.continue_()
+
+    def workspace(route):
+        # The reload's first fetch answers with gold as it was when the fetch was made;
+        # the answer is held back until the reviewer has made (and saved) a change.
+        workspaces.append(route)
+        if mode["workspace"] == "old copy":
+            mode["workspace"] = "pass"
+            workspaces.append(route.fetch())
+        else:
+            route.continue_()
+
+    page.route("**/api/spans/*/update/", update)
+    page.route("**/api/documents/*/workspace/", workspace)
+    page.click(f"#doc .seg[data-k='g{span.pk}']")
+    page.wait_for_selector("#gold-panel #gold-identifier_type")
+    page.keyboard.press("x")  # NO_MASK, refused: gold is reloaded
+    _wait_until(page, lambda: len(workspaces) == 2)
+    page.keyboard.press("q")  # QUASI while the reload is under way: saved
+    _wait_until(page, lambda: _identifier_type(span.pk) == "QUASI")
+    old_route, old_copy = workspaces
+    old_route.fulfill(response=old_copy)  # DIRECT, from before the change
+    # The reload saw the change and fetched again: the page shows what the server holds.
+    _wait_until(page, lambda: len(workspaces) == 3)
+    _gold_decision_is(page, span.pk, "QUASI")
+    assert _identifier_type(span.pk) == "QUASI"
+
+
+def _identifier_type(span_id):
+    return Span.objects.get(pk=span_id).identifier_type
 
 
 def test_the_publish_warning_names_annotators_still_working(live_server, page):

@@ -302,8 +302,7 @@ async function publish(force = false) {
   }
 }
 
-async function load() {
-  const { doc, offsets } = await loadWorkspace(cfg.document_id);
+function applyWorkspace({ doc, offsets }) {
   state.offsets = offsets;
   state.doc = doc;
   state.sets = doc.sets;
@@ -311,8 +310,23 @@ async function load() {
   if (g) g.name = "gold";
 }
 
+async function load() {
+  applyWorkspace(await loadWorkspace(cfg.document_id));
+}
+
+// Gold as the server holds it. A gold change made while the workspace is fetched would
+// be hidden by the older copy (the page would not show what the server ends up with),
+// so the fetch waits for the changes sent so far, and fetches again when one was made
+// meanwhile.
 async function reload() {
-  await load();
+  let workspace;
+  for (;;) {
+    const edits = state.editor.edits;
+    await state.editor.settled();
+    workspace = await loadWorkspace(cfg.document_id);
+    if (state.editor.edits === edits && !state.editor.saving) break;
+  }
+  applyWorkspace(workspace);
   state.editor.setGold(gold()); // redraws the table, the panel and gold in the text
   if ($("#display").value !== "gold") renderDoc();
 }

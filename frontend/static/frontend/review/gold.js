@@ -27,6 +27,7 @@ export class GoldEditor extends EventTarget {
   #failure = null; // why gold on the server may differ from the page, until setGold
   #failures = 0;
   #lastFailure = null;
+  #edits = 0; // local changes made so far (a reload fetched before one is out of date)
 
   // gold: the gold set of the workspace ({id, spans, ...} in page offsets) or null.
   constructor({ documentId, gold, offsets, tokens, entityTypes, identifierTypes, defaults, status }) {
@@ -66,6 +67,7 @@ export class GoldEditor extends EventTarget {
 
   // Run API calls one after the other, so each carries the version the previous returned.
   #enqueue(work) {
+    this.#edits += 1;
     this.#pending += 1;
     this.#queue = this.#queue
       .then(work)
@@ -193,6 +195,10 @@ export class GoldEditor extends EventTarget {
     const failures = this.#failures;
     while (this.#pending) await this.#queue;
     return this.#failure || (this.#failures !== failures ? this.#lastFailure : null);
+  }
+
+  get edits() {
+    return this.#edits;
   }
 
   get saving() {
