@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import AnnotationSet, Role, SetKind, SetStatus, Span
+from annotation.models import AnnotationSet, Role, SetKind, SetStatus
 from tests.factories import (
     SAMPLE_TEXT,
     AnnotationSetFactory,
@@ -359,31 +359,9 @@ def test_the_first_gold_span_creates_the_gold_set(live_server, page):
     assert _gold_rows(document) == [(NAME[0], NAME[1], "Galip Yalman", "PERSON", "DIRECT")]
     page.wait_for_selector("#unresolved[data-count='1']")
     assert page.text_content("#doc .seg.L-gold.sel") == "Galip Yalman"
-    assert page.locator("#units select.gold-decision").count() == 1
-
-
-def test_a_stale_gold_edit_reloads_instead_of_overwriting(live_server, page):
-    from annotation.services import span_update
-
-    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-9")
-    reviewer = _member(document.project, "rita", Role.REVIEWER)
-    _two_annotators(document)
-    gold = AnnotationSetFactory.create(document=document, kind=SetKind.GOLD, annotator=None)
-    span = SpanFactory.create(annotation_set=gold, start=NAME[0], end=NAME[1])
-    _open_review(page, live_server, document)
-    page.click(f"#doc .seg[data-k='g{span.pk}']")
-    page.wait_for_selector("#gold-panel #gold-identifier_type")
-    # Another reviewer changes the decision meanwhile.
-    span_update(span=span, user=reviewer, expected_version=1, identifier_type="QUASI")
-    page.keyboard.press("x")  # NO_MASK, based on version 1
-    page.wait_for_selector("#message:has-text('changed elsewhere')")
-    span.refresh_from_db()
-    assert (span.identifier_type, span.version) == ("QUASI", 2)
-    page.wait_for_function(
-        "id => document.querySelector(`#units select.gold-decision[data-span='${id}']`)"
-        "?.value === 'QUASI'",
-        arg=span.pk,
-    )
+    # The count may come from a (debounced) refresh that drew the table before the new
+    # span reached the page; the refresh after it draws the span's row a moment later.
+    page.wait_for_function("document.querySelectorAll('#units select.gold-decision').length === 1")
 
 
 def _gold_with(document, spans):
@@ -446,134 +424,6 @@ def test_replacing_the_whole_gold_set_asks_first(live_server, page):
     page.wait_for_selector('#message:has-text("Gold is now bob\'s version")')
     assert len(asked) == 3
     assert _gold_rows(document)[1] == (ANKARA[0], ANKARA[1], "Ankara", "LOC", "QUASI")
-
-
-def _wait_until(page, condition):
-    for _ in range(400):
-        if condition():
-            return
-        page.wait_for_timeout(25)
-    raise AssertionError("the condition never held")
-
-
-def _gold_decision_is(page, span_id, decision):
-    """Wait until gold as the page holds it and its table row show ``decision``."""
-    page.wait_for_function(
-        """([id, decision]) =>
-            window.__review.state.editor.span(id)?.identifier_type === decision &&
-            document.querySelector(`#units select.gold-decision[data-span='${id}']`)
-                ?.value === decision""",
-        arg=[span_id, decision],
-    )
-
-
-def test_a_failed_gold_save_reloads_gold_and_publication_waits_for_it(live_server, page):
-    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-11")
-    _member(document.project, "rita", Role.REVIEWER)
-    _annotated(document, "alice", [(NAME, "PERSON", "DIRECT")])
-    (span,) = _gold_with(document, [(NAME, "PERSON", "DIRECT")])
-    gold = span.annotation_set
-    _open_review(page, live_server, document)
-    # One handler for the whole test, switched by ``mode``: replacing a route while the
-    # page runs could let a request slip past both.
-    mode = {"now": "hold"}
-    held, aborted = [], []
-
-    def handle(route):
-        if mode["now"] == "hold":
-            held.append(route)
-        elif mode["now"] == "abort":
-            aborted.append(route)
-            route.abort()
-        else:
-            route.continue_()
-
-    page.route("**/api/spans/*/update/", handle)
-
-    # The save is in flight when the reviewer publishes; then the server fails it (502).
-    page.click(f"#doc .seg[data-k='g{span.pk}']")
-    page.wait_for_selector("#gold-panel #gold-identifier_type")
-    page.keyboard.press("x")  # NO_MASK
-    page.click("#publish")
-    page.wait_for_selector("#message:has-text('Waiting for the gold changes to be saved')")
-    _wait_until(page, lambda: held)
-    held[0].fulfill(status=502, json={"detail": "Bad gateway (test)"})
-    page.wait_for_selector("#message:has-text('Not published, because a gold change failed')")
-    assert "Bad gateway (test)" in page.text_content("#message")
-    _gold_decision_is(page, span.pk, "DIRECT")  # reloaded: what the server holds
-    gold.refresh_from_db()
-    assert gold.published_at is None
-    span.refresh_from_db()
-    assert (span.identifier_type, span.version) == ("DIRECT", 1)
-    assert page.get_attribute("#gold-status", "data-published") == "false"
-
-    # The network fails: the same. (The publication message above also says "Not
-    # saved", so the wait is for a message that starts with it.)
-    mode["now"] = "abort"
-    page.keyboard.press("x")
-    page.wait_for_function(
-        "() => document.querySelector('#message').textContent.startsWith('Not saved:')"
-    )
-    assert len(aborted) == 1
-    _gold_decision_is(page, span.pk, "DIRECT")
-    span.refresh_from_db()
-    assert span.identifier_type == "DIRECT"
-
-    # Gold as the server holds it is what gets published.
-    mode["now"] = "pass"
-    page.click("#publish")
-    page.wait_for_selector("#gold-status[data-published='true']")
-    gold.refresh_from_db()
-    assert gold.published_at is not None
-    span.refresh_from_db()
-    assert span.identifier_type == "DIRECT"
-    assert len(held) == 1 and len(aborted) == 1
-
-
-def test_a_gold_change_made_while_gold_reloads_is_not_hidden_by_the_older_copy(live_server, page):
-    document = DocumentFactory.create(text=SAMPLE_TEXT, external_id="review-11b")
-    _member(document.project, "rita", Role.REVIEWER)
-    _annotated(document, "alice", [(NAME, "PERSON", "DIRECT")])
-    (span,) = _gold_with(document, [(NAME, "PERSON", "DIRECT")])
-    _open_review(page, live_server, document)
-    mode = {"update": "fail", "workspace": "old copy"}
-    workspaces = []
-
-    def update(route):
-        if mode["update"] == "fail":
-            mode["update"] = "pass"
-            route.fulfill(status=502, json={"detail": "Bad gateway (test)"})
-        else:
-            route.continue_()
-
-    def workspace(route):
-        # The reload's first fetch answers with gold as it was when the fetch was made;
-        # the answer is held back until the reviewer has made (and saved) a change.
-        workspaces.append(route)
-        if mode["workspace"] == "old copy":
-            mode["workspace"] = "pass"
-            workspaces.append(route.fetch())
-        else:
-            route.continue_()
-
-    page.route("**/api/spans/*/update/", update)
-    page.route("**/api/documents/*/workspace/", workspace)
-    page.click(f"#doc .seg[data-k='g{span.pk}']")
-    page.wait_for_selector("#gold-panel #gold-identifier_type")
-    page.keyboard.press("x")  # NO_MASK, refused: gold is reloaded
-    _wait_until(page, lambda: len(workspaces) == 2)
-    page.keyboard.press("q")  # QUASI while the reload is under way: saved
-    _wait_until(page, lambda: _identifier_type(span.pk) == "QUASI")
-    old_route, old_copy = workspaces
-    old_route.fulfill(response=old_copy)  # DIRECT, from before the change
-    # The reload saw the change and fetched again: the page shows what the server holds.
-    _wait_until(page, lambda: len(workspaces) == 3)
-    _gold_decision_is(page, span.pk, "QUASI")
-    assert _identifier_type(span.pk) == "QUASI"
-
-
-def _identifier_type(span_id):
-    return Span.objects.get(pk=span_id).identifier_type
 
 
 def test_the_publish_warning_names_annotators_still_working(live_server, page):

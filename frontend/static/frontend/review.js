@@ -138,8 +138,21 @@ function applyRegions(regions) {
   for (const row of document.querySelectorAll("#units tr[data-unit]")) row.classList.toggle("unresolved", state.units[+row.dataset.unit].unresolved);
 }
 
+// The server's count of undecided regions, for gold once the changes sent so far are
+// saved; an answer that a later request has overtaken is dropped, so a slow old count
+// never replaces a newer one.
+// (data-answers counts the answers, used or dropped, for tests that wait for one.)
+let regionsAsked = 0;
 async function loadRegions() {
-  applyRegions(await regionsRequest());
+  const asked = ++regionsAsked;
+  await state.editor.settled();
+  const counter = $("#unresolved");
+  try {
+    const regions = await regionsRequest();
+    if (asked === regionsAsked) applyRegions(regions);
+  } finally {
+    counter.dataset.answers = String(Number(counter.dataset.answers || 0) + 1);
+  }
 }
 
 const refreshAfterEdit = debounce(() => {
