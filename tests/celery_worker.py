@@ -35,7 +35,10 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
-READY_TIMEOUT = 60.0
+# Booting imports torch and the apps; on a loaded two-core CI machine, with a second
+# test process and a second worker starting at once, that can take minutes. The
+# wait ends as soon as the worker says it is ready.
+READY_TIMEOUT = 300.0
 _LOCK_KEY = "sanitizer-tests:celery-worker-owner"
 
 
@@ -56,7 +59,7 @@ class CeleryWorker:
                 f"the Celery worker exited with {self.process.returncode}:\n{self.log()[-4000:]}"
             )
 
-    def wait_for_log(self, pattern: str, timeout: float = 60.0) -> re.Match[str]:
+    def wait_for_log(self, pattern: str, timeout: float = 300.0) -> re.Match[str]:
         """Wait until the worker's log matches ``pattern`` (a regular expression)."""
         deadline = time.monotonic() + timeout
         regex = re.compile(pattern)
@@ -205,6 +208,25 @@ def _spawn(
             start_new_session=True,
         )
     return CeleryWorker(process=process, broker_url=broker_url, log_path=log_path, name=name)
+
+
+@contextmanager
+def private_broker() -> Iterator[Any]:
+    """Point this process's Celery app at a Redis database claimed for it alone (emptied
+    when claimed and when released), and back after; yields its Redis client.
+
+    For tests that look into the broker: the Redis database of CELERY_BROKER_URL is
+    shared with the other test processes (pytest -n), which purge it and send to it.
+    """
+    original = os.environ.get("CELERY_BROKER_URL")
+    broker_url, client = claim_redis_database(original or DEFAULT_BROKER)
+    _point_app_at(broker_url)
+    try:
+        yield client
+    finally:
+        _point_app_at(original)
+        client.flushdb()
+        client.close()
 
 
 @contextmanager

@@ -24,10 +24,13 @@ MINUTES_AGO = timedelta(minutes=10)
 
 @pytest.fixture
 def broker() -> Iterator[None]:
-    """The real broker (this run's Redis database), emptied before and after."""
-    current_app.control.purge()
-    yield
-    current_app.control.purge()
+    """A real broker: a Redis database of this test's own, empty before and after (the
+    one of CELERY_BROKER_URL is shared with the other test process, which purges it)."""
+    # Imported here, not at collection: other modules load it as a plugin.
+    from tests.celery_worker import private_broker
+
+    with private_broker():
+        yield
 
 
 def _stale(job: Job, status: str, **fields: Any) -> Job:
