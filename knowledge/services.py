@@ -265,9 +265,11 @@ def masker_train(
         raise ValueError(f"knowledge base {knowledge_base} is not ready ({knowledge_base.status})")
     train_docs: list[dict[str, str]] = []
     dev_docs: list[dict[str, str]] = []
+    document_ids: list[int] = []  # train and dev (dev chooses the kept checkpoint)
     for document, is_dev in training_documents(project=project):
         record = {"doc_id": document.external_id, "text": document.text}
         (dev_docs if is_dev else train_docs).append(record)
+        document_ids.append(document.pk)
     if not train_docs:
         raise ValueError("the project has no documents to train on")
     index, gazetteer = _load_index(knowledge_base.index_dir, str(knowledge_base.built_at))
@@ -307,4 +309,5 @@ def masker_train(
         job=job,
         created_by=created_by,
         activate=bool(params.get("activate", False)),
+        trained_on_documents=document_ids,
     )

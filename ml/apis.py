@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from annotation import permissions
 from common.apis import BaseApi, BaseListApi, current_user, parse
-from ml.models import ModelKind
+from ml.models import ModelKind, ModelVersion
 from ml.permissions import model_version_for_user, require_may_activate
 from ml.selectors import model_activation_comparison, model_versions_for_user
 from ml.services.model_versions import model_version_activate, model_version_deactivate
@@ -34,8 +34,14 @@ class ModelVersionOutputSerializer(serializers.Serializer):
     is_active = serializers.BooleanField()
     # Set when documents or decisions it may have learnt from were erased (erasure app).
     trained_on_erased_data_at = serializers.DateTimeField(allow_null=True)
+    # How many documents its training read; null when not recorded.
+    trained_on_documents_count = serializers.SerializerMethodField()
     job = serializers.IntegerField(source="job_id", allow_null=True)
     created_at = serializers.DateTimeField()
+
+    def get_trained_on_documents_count(self, obj: ModelVersion) -> int | None:
+        documents = obj.trained_on_documents
+        return None if documents is None else len(documents)
 
 
 class ModelVersionListApi(BaseListApi):

@@ -38,6 +38,15 @@ class ModelVersion(models.Model):
     trained_on_erased_data_at = models.DateTimeField(
         null=True, blank=True, help_text="When data this model was trained on was erased."
     )
+    # The ids of the documents whose text or decisions the training read (train and the
+    # dev documents that chose the kept checkpoint), sorted; the erasure app uses it to
+    # tell which models an erased document reached. None: not known (registered from a
+    # path, trained by a command on shared data, or registered before it was recorded).
+    trained_on_documents = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Ids of the documents the training read; null when not known.",
+    )
     job = models.ForeignKey(
         "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -52,27 +52,50 @@ def project_models(project: Project) -> QuerySet[ModelVersion]:
     return ModelVersion.objects.filter(Q(project=project) | Q(job__project=project)).distinct()
 
 
-def models_after(*, project: Project, since: datetime) -> list[ModelVersion]:
-    """The project's models registered at or after ``since``: those that may have learnt
-    from data that existed then. Training records counts, not document ids, so this
-    is the conservative answer (a model is never missed; one that left the data out,
-    e.g. a test document, is still counted)."""
-    return list(project_models(project).filter(created_at__gte=since).order_by("id"))
+def models_affected(
+    *, project: Project, document_ids: Collection[int], since: datetime
+) -> list[ModelVersion]:
+    """The project's models that may have learnt from the documents ``document_ids``.
+
+    A model that records what it was trained on (``trained_on_documents``: the ids of
+    the documents its training read) is affected exactly when one of them is among
+    those documents. One that does not (registered from a path, trained by a command,
+    or from before the ids were recorded) is affected when it was registered at or
+    after ``since``: it may have learnt from data that existed then (the conservative
+    answer: such a model is never missed, one that left the data out is still counted).
+    """
+    ids = set(document_ids)
+    return [
+        model_version
+        for model_version in project_models(project).order_by("id")
+        if (
+            model_version.created_at >= since
+            if model_version.trained_on_documents is None
+            else not ids.isdisjoint(model_version.trained_on_documents)
+        )
+    ]
 
 
 def models_without_other_documents(
     *, models: Iterable[ModelVersion], project: Project, erased: QuerySet[Document]
 ) -> tuple[list[ModelVersion], list[ModelVersion]]:
-    """Split ``models`` into those trained only on the erased documents (no other document
-    of the project existed when they were registered) and those trained partly on them."""
+    """Split ``models`` into those trained only on the erased documents and those trained
+    partly on them. A model that records its documents is trained only on the erased
+    ones when they all are; one that does not, when no other document of the project
+    existed when it was registered."""
     only: list[ModelVersion] = []
     partly: list[ModelVersion] = []
-    erased_ids = list(erased.values_list("pk", flat=True))
+    erased_ids = set(erased.values_list("pk", flat=True))
     for model_version in models:
-        others = Document.objects.filter(
-            project=project, created_at__lte=model_version.created_at
-        ).exclude(pk__in=erased_ids)
-        (partly if others.exists() else only).append(model_version)
+        if model_version.trained_on_documents is not None:
+            is_only = erased_ids.issuperset(model_version.trained_on_documents)
+        else:
+            is_only = not (
+                Document.objects.filter(project=project, created_at__lte=model_version.created_at)
+                .exclude(pk__in=erased_ids)
+                .exists()
+            )
+        (only if is_only else partly).append(model_version)
     return only, partly
 
 

@@ -12,7 +12,7 @@ from annotation.models import AnnotationSet, Assignment, Document, Span, SpanEve
 from erasure.models import ErasureKind, ErasureRecord
 from erasure.services.base import (
     active_jobs_cancel,
-    models_after,
+    models_affected,
     models_apply,
     models_without_other_documents,
     reason_clean,
@@ -41,10 +41,11 @@ def document_erase(*, document: Document, actor: Any, reason: str) -> ErasureRec
     """Delete the document and everything about it; leave an audit record.
 
     The project's queued and running jobs are cancelled first (one may be reading the
-    document). A model registered after the document was added may have learnt from
-    it: deleted with its files when no other document of the project existed then,
-    otherwise marked as trained on erased data and deactivated. Files go after the
-    commit.
+    document). A model whose training read the document (by the ids it recorded), or
+    that recorded none and was registered after the document was added, may have
+    learnt from it: deleted with its files when it read no other document (or, without
+    recorded ids, none other existed then), otherwise marked as trained on erased data
+    and deactivated. Files go after the commit.
     """
     reason = reason_clean(reason)
     document = Document.objects.select_for_update().select_related("project").get(pk=document.pk)
@@ -52,7 +53,9 @@ def document_erase(*, document: Document, actor: Any, reason: str) -> ErasureRec
     jobs_cancelled = active_jobs_cancel(project=project, actor=actor)
     erased = Document.objects.filter(pk=document.pk)
     only, partly = models_without_other_documents(
-        models=models_after(project=project, since=document.created_at),
+        models=models_affected(
+            project=project, document_ids=[document.pk], since=document.created_at
+        ),
         project=project,
         erased=erased,
     )

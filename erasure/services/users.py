@@ -34,7 +34,7 @@ from annotation.models import (
 )
 from common.errors import DomainError
 from erasure.models import ERASED_USERNAME_PREFIX, ErasureKind, ErasureRecord
-from erasure.services.base import models_after, models_apply, reason_clean, record_create
+from erasure.services.base import models_affected, models_apply, reason_clean, record_create
 
 ERASED_USERNAME = ERASED_USERNAME_PREFIX + "{pk}"
 
@@ -73,23 +73,29 @@ def user_data_erase(*, user: Any, actor: Any, reason: str) -> ErasureRecord:
     """Erase the user's data and anonymise the account; leave an audit record.
 
     Their human annotation sets go with their spans and audit events; machine runs and
-    gold sets stay (they are the project's). A project model registered after one of
-    the user's sets was started may have learnt from their decisions: it is marked as
-    trained on erased data and deactivated, never deleted (it also learnt from the
-    documents, which stay). A project left without an admin is named in the record
-    (by id) so that staff can appoint one.
+    gold sets stay (they are the project's). A project model whose training read a
+    document the user annotated (by the ids it recorded), or that recorded none and was
+    registered after one of the user's sets was started, may have learnt from their
+    decisions: it is marked as trained on erased data and deactivated, never deleted
+    (it also learnt from the documents, which stay). A project left without an admin
+    is named in the record (by id) so that staff can appoint one.
     """
     reason = reason_clean(reason)
     user = get_user_model().objects.select_for_update().get(pk=user.pk)
     _check_actor(user=user, actor=actor)
     sets = AnnotationSet.history.filter(annotator=user, kind=SetKind.HUMAN)
     first_set: dict[int, datetime] = {}
-    for project_id, created_at in sets.values_list("document__project_id", "created_at"):
+    annotated: dict[int, set[int]] = {}
+    rows = sets.values_list("document__project_id", "document_id", "created_at")
+    for project_id, document_id, created_at in rows:
         if project_id not in first_set or created_at < first_set[project_id]:
             first_set[project_id] = created_at
+        annotated.setdefault(project_id, set()).add(document_id)
     marked = []
     for project in Project.objects.filter(pk__in=first_set).order_by("pk"):
-        marked += models_after(project=project, since=first_set[project.pk])
+        marked += models_affected(
+            project=project, document_ids=annotated[project.pk], since=first_set[project.pk]
+        )
     admin_of = set(
         Membership.objects.filter(user=user, role=Role.ADMIN).values_list("project_id", flat=True)
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,10 @@ def model_version_create(
     job: Any = None,
     created_by: Any = None,
     activate: bool = False,
+    trained_on_documents: Iterable[int] | None = None,
 ) -> ModelVersion:
+    """Register a model version. ``trained_on_documents``: the ids of the documents its
+    training read (None when not known, e.g. a model registered from a path)."""
     model_version = ModelVersion(
         kind=kind,
         name=name,
@@ -40,6 +44,9 @@ def model_version_create(
         project=project,
         job=job,
         created_by=created_by if created_by is not None and created_by.is_authenticated else None,
+        trained_on_documents=(
+            None if trained_on_documents is None else sorted({int(i) for i in trained_on_documents})
+        ),
     )
     model_version.full_clean()
     model_version.save()
@@ -70,8 +77,10 @@ def trained_model_register(
     job: Any,
     created_by: Any,
     activate: bool,
+    trained_on_documents: Iterable[int] | None,
 ) -> ModelVersion:
-    """Register what a training run (``sanitizer.training.trainer.TrainingResult``) saved."""
+    """Register what a training run (``sanitizer.training.trainer.TrainingResult``) saved,
+    with the ids of the documents it read."""
     return model_version_create(
         kind=kind,
         name=name,
@@ -90,6 +99,7 @@ def trained_model_register(
         job=job,
         created_by=created_by,
         activate=activate,
+        trained_on_documents=trained_on_documents,
     )
 
 

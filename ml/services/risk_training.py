@@ -79,15 +79,21 @@ def _voters(project: Project, document_ids: Iterable[int]) -> dict[str, list[str
 
 def risk_training_records(*, project: Project) -> list[dict[str, Any]]:
     """TAB records of the non-test documents that have decisions, with only those decisions."""
+    return _records_and_document_ids(project)[0]
+
+
+def _records_and_document_ids(project: Project) -> tuple[list[dict[str, Any]], list[int]]:
+    """:func:`risk_training_records` and the ids of their documents, sorted."""
     documents = [document for document, _ in training_documents(project=project)]
-    voters = _voters(project, (d.pk for d in documents))
+    ids = {document.external_id: document.pk for document in documents}
+    voters = _voters(project, ids.values())
     records = []
     for record in project_export_tab(project=project, include_gold=True):
         keys = voters.get(record["doc_id"])
         if keys:
             record["annotations"] = {k: record["annotations"].get(k, {}) for k in keys}
             records.append(record)
-    return records
+    return records, sorted(ids[record["doc_id"]] for record in records)
 
 
 def _output_dir(name: str) -> Path:
@@ -110,7 +116,7 @@ def risk_classifier_train(
     from sanitizer.risk.supervised.model import DEFAULT_SUPERVISED_THRESHOLD
     from sanitizer.risk.supervised.training import labelled_documents, train_risk_model
 
-    records = risk_training_records(project=project)
+    records, document_ids = _records_and_document_ids(project)
     if not records:
         raise DomainError(
             "no training documents: the risk classifier learns from published gold sets or "
@@ -161,6 +167,7 @@ def risk_classifier_train(
         job=job,
         created_by=created_by,
         activate=bool(params.get("activate", False)),
+        trained_on_documents=document_ids,
     )
 
 
@@ -201,13 +208,16 @@ def masked_lm_train(
     """Fine-tune the masked LM on the text of the project's non-test documents; register it.
 
     Dev documents (when the project has any) are the held-out ones its top-5 accuracy is
-    measured on; otherwise the trainer sets a share aside.
+    measured on; otherwise the trainer sets a share aside. The held-out documents are
+    only evaluated, so ``trained_on_documents`` leaves them out (a share the trainer sets
+    aside itself is not known here: then every document given counts).
     """
     from sanitizer.training.mlm import MLMTrainingConfig, train_masked_lm
 
     documents = training_documents(project=project)
     train = [d.text for d, held in documents if not held]
     held_out = [d.text for d, held in documents if held]
+    document_ids = [d.pk for d, held in documents if not held]
     if not train:
         raise DomainError("no documents to train the masked LM on (test documents are left out)")
     names = ("base_model", "epochs", "max_steps", "batch_size", "learning_rate", "seed")
@@ -248,4 +258,5 @@ def masked_lm_train(
         job=job,
         created_by=created_by,
         activate=bool(params.get("activate", False)),
+        trained_on_documents=document_ids,
     )

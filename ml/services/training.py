@@ -34,6 +34,8 @@ class TrainingData:
     train: list[Example] = field(default_factory=list)
     dev: list[Example] = field(default_factory=list)
     by_source: dict[str, int] = field(default_factory=dict)
+    # The documents behind ``train`` and ``dev`` (dev ones choose the kept checkpoint).
+    document_ids: list[int] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -102,6 +104,8 @@ def training_data_collect(
     for i, document, spans in sorted(examples, key=lambda e: e[0]):
         is_dev = docs[i][1]
         (data.dev if is_dev else data.train).append((document.text, spans))
+        data.document_ids.append(document.pk)
+    data.document_ids.sort()
     return data
 
 
@@ -185,4 +189,5 @@ def recognizer_train(
         job=job,
         created_by=created_by,
         activate=bool(params.get("activate", False)),
+        trained_on_documents=data.document_ids,
     )

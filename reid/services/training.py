@@ -140,6 +140,9 @@ def reid_train(
     kb_profiles = profiles = read_profiles(knowledge_base)
     documents = training_targets(project=project, knowledge_base=knowledge_base)
     own = len(documents)
+    # The trainer holds some people out for its figures; which is not known here, so
+    # every project document given to it counts (generated ones are no documents).
+    document_ids = [int(document.doc_id) for document in documents]
     n_synthetic = int(params.get("synthetic_docs") or 0)
     seed = int(params.get("seed") or 0)
     if n_synthetic:
@@ -200,6 +203,7 @@ def reid_train(
             },
             job=job,
             created_by=created_by,
+            document_ids=document_ids,
         )
     return model_version
 
@@ -216,6 +220,7 @@ def _register(
     summary: dict[str, Any],
     job: Any,
     created_by: Any,
+    document_ids: list[int],
 ) -> ModelVersion:
     model_version = model_version_create(
         kind=ModelKind.REIDENTIFIER,
@@ -233,6 +238,7 @@ def _register(
         project=project,
         job=job,
         created_by=created_by,
+        trained_on_documents=document_ids,
     )
     if params.get("activate"):
         model_version = _activate_if_better(model_version)

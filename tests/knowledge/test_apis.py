@@ -303,6 +303,10 @@ def test_masker_training_job_and_its_suggestions(celery_worker: CeleryWorker, me
     assert model_version.kind == ModelKind.MASKER
     assert model_version.config["labels"] == ["MASK"] and model_version.config["k"] == 2
     assert model_version.training_summary["train_documents"] == 9
+    # Train and dev documents (the dev one chooses the kept checkpoint).
+    assert model_version.trained_on_documents == sorted(
+        project.documents.values_list("pk", flat=True)
+    )
     assert Path(model_version.artefact_path, "sanitizer_model.json").exists()
 
     # Its suggestions are stored with a semantic type and the model's version.

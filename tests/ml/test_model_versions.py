@@ -23,6 +23,23 @@ def active(kind: str = ModelKind.RECOGNIZER, project: Any = None) -> list[str]:
     )
 
 
+def test_registering_keeps_the_documents_read_sorted_once_or_unknown():
+    read = model_version_create(
+        kind=ModelKind.RECOGNIZER,
+        name="ner",
+        version="read",
+        artefact_path="/m/read",
+        trained_on_documents=[5, 3, 5],
+    )
+    unknown = model_version_create(
+        kind=ModelKind.RECOGNIZER, name="ner", version="unknown", artefact_path="/m/unknown"
+    )
+    read.refresh_from_db()
+    unknown.refresh_from_db()
+    assert read.trained_on_documents == [3, 5]
+    assert unknown.trained_on_documents is None
+
+
 def test_activation_keeps_one_active_model_per_kind_and_project():
     project, other = ProjectFactory.create(), ProjectFactory.create()
     v1 = model_version_create(

@@ -100,12 +100,13 @@ def test_train_risk_stores_a_loadable_model_version_used_by_risk_assess(
     annotated, settings, tmp_path
 ):
     settings.MODEL_DIR = tmp_path / "models"
-    project, _ = annotated
+    project, documents = annotated
     model_version = risk_classifier_train(
         project=project, params={"name": "tiny-risk", "folds": 2, "threshold": 0.1}
     )
     assert model_version.kind == ModelKind.RISK_CLASSIFIER
     assert model_version.project == project
+    assert model_version.trained_on_documents == sorted(d.pk for d in documents)
     assert Path(model_version.artefact_path).is_relative_to(settings.MODEL_DIR)
     assert model_version.metrics["folds"] == 2
     assert 0 <= model_version.metrics["roc_auc"] <= 1
@@ -164,12 +165,14 @@ def tiny_mlm(tmp_path: Path) -> str:
 
 def test_train_mlm_stores_a_version_with_top5_used_by_the_scorer(settings, tmp_path, tiny_mlm):
     settings.MODEL_DIR = tmp_path / "models"
-    project, _ = make_project("mlm project")
+    project, documents = make_project("mlm project")
     model_version = masked_lm_train(
         project=project,
         params={"name": "tiny-mlm", "base_model": tiny_mlm, "max_steps": 2, "batch_size": 2},
     )
     assert model_version.kind == ModelKind.MASKED_LM
+    # No dev document: the trainer sets its share aside from all it is given.
+    assert model_version.trained_on_documents == sorted(d.pk for d in documents)
     assert 0 <= model_version.metrics["top5_accuracy"] <= 1
     assert model_version.training_summary["steps"] == 2
     assert (Path(model_version.artefact_path) / "config.json").is_file()
@@ -181,6 +184,24 @@ def test_train_mlm_stores_a_version_with_top5_used_by_the_scorer(settings, tmp_p
     risk_params_validate(settings_, project)
     result = risk_assess_documents(project=project, document_ids=None, settings=settings_)
     assert "scorer=mlm" in result["version"]
+
+
+def test_train_mlm_records_the_documents_it_learnt_from_not_held_out_ones(
+    settings, tmp_path, tiny_mlm
+):
+    settings.MODEL_DIR = tmp_path / "models"
+    project, documents = make_project("mlm provenance")
+    for split in (Split.DEV, Split.TEST):
+        Document.objects.create(
+            project=project, external_id=f"doc-{split}", text=documents[0].text, split=split
+        )
+    model_version = masked_lm_train(
+        project=project,
+        params={"name": "tiny-mlm-2", "base_model": tiny_mlm, "max_steps": 1, "batch_size": 2},
+    )
+    # The dev document is only evaluated on; the test one is never given to the trainer.
+    assert model_version.trained_on_documents == sorted(d.pk for d in documents)
+    assert model_version.training_summary["heldout_documents"] == 1
 
 
 @pytest.mark.parametrize(

@@ -58,10 +58,13 @@ def test_training_data_prefers_gold_and_never_uses_test_documents():
         document=train_doc, kind=SetKind.GOLD, annotator=None, source="adjudication"
     )
     SpanFactory.create(annotation_set=gold, start=14, end=23, entity_type="ORG")
-    _annotated_document(project, 1, split=Split.DEV)
+    dev_doc = _annotated_document(project, 1, split=Split.DEV)
     _annotated_document(project, 2, split=Split.TEST)
+    DocumentFactory.create(project=project, external_id="unannotated")  # no example: not read
     data = training_data_collect(project=project, sources=["gold", "human"])
     assert len(data.train) == 1 and len(data.dev) == 1
+    # What the model reads: the train and the dev document, never the test one.
+    assert data.document_ids == sorted([train_doc.pk, dev_doc.pk])
     assert [s.label for s in data.train[0][1]] == ["ORG"]
     assert data.by_source == {"gold": 1, "human": 1}
 
@@ -71,8 +74,11 @@ def test_training_data_prefers_gold_and_never_uses_test_documents():
 def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings, tmp_path):
     settings.MODEL_DIR = tmp_path / "models"
     project = ProjectFactory.create()
-    for i in range(8):
+    documents = [
         _annotated_document(project, i, split=Split.DEV if i == 7 else Split.TRAIN)
+        for i in range(8)
+    ]
+    _annotated_document(project, 8, split=Split.TEST)
     model_version = recognizer_train(
         project=project, params={**TINY, "sources": ["human"], "activate": True}
     )
@@ -84,6 +90,7 @@ def test_training_saves_a_model_version_that_reloads_in_a_fresh_process(settings
     assert ("activation" in model_version.training_summary) is needs_confirm
     assert model_version.training_summary["train_documents"] == 7
     assert model_version.training_summary["dev_documents"] == 1
+    assert model_version.trained_on_documents == sorted(d.pk for d in documents)
     assert "token_f1" in model_version.metrics or "dev_loss" in model_version.metrics
     assert Path(model_version.artefact_path, "sanitizer_model.json").exists()
 

@@ -46,6 +46,8 @@ def test_training_stores_an_active_reidentifier_with_its_metrics(tmp_path: Path,
     summary = model_version.training_summary
     assert (summary["knowledge_base_id"], summary["project_documents"]) == (world.kb.pk, 6)
     assert summary["synthetic_documents"] == 2
+    # The project's documents it was given (the generated ones are no documents).
+    assert model_version.trained_on_documents == sorted(d.pk for d in world.documents)
     artefact = Path(model_version.artefact_path)
     assert artefact.is_relative_to(settings.MODEL_DIR) and (artefact / "reid.json").is_file()
     # The knowledge base's profile embeddings are stored with the model: the first rank

@@ -150,6 +150,8 @@ async function loadRegions() {
   try {
     const regions = await regionsRequest();
     if (asked === regionsAsked) applyRegions(regions);
+  } catch (error) {
+    if (asked === regionsAsked) throw error; // an overtaken failure is no news either
   } finally {
     counter.dataset.answers = String(Number(counter.dataset.answers || 0) + 1);
   }
