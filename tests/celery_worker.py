@@ -211,18 +211,19 @@ def _spawn(
 
 
 @contextmanager
-def private_broker() -> Iterator[Any]:
+def private_broker() -> Iterator[tuple[str, Any]]:
     """Point this process's Celery app at a Redis database claimed for it alone (emptied
-    when claimed and when released), and back after; yields its Redis client.
+    when claimed and when released), and back after; yields its URL and Redis client.
 
-    For tests that look into the broker: the Redis database of CELERY_BROKER_URL is
-    shared with the other test processes (pytest -n), which purge it and send to it.
+    For workers of a test and for tests that look into the broker: the Redis database
+    of CELERY_BROKER_URL is shared with the other test processes (pytest -n), which
+    purge it and send to it.
     """
     original = os.environ.get("CELERY_BROKER_URL")
     broker_url, client = claim_redis_database(original or DEFAULT_BROKER)
     _point_app_at(broker_url)
     try:
-        yield client
+        yield broker_url, client
     finally:
         _point_app_at(original)
         client.flushdb()
@@ -243,32 +244,27 @@ def run_celery_workers(
 
     ``pool="prefork"`` runs tasks in a child process (one), which a test may kill.
     """
-    original_broker = os.environ.get("CELERY_BROKER_URL")
-    broker_url, redis_client = claim_redis_database(original_broker or DEFAULT_BROKER)
-    workers: list[CeleryWorker] = []
-    try:
-        for number in range(count):
-            suffix = f"-{number + 1}" if count > 1 else ""
-            workers.append(
-                _spawn(
-                    database=database,
-                    broker_url=broker_url,
-                    log_path=log_dir / f"celery-worker{suffix}.log",
-                    name=f"pytest-{os.getpid()}{suffix}",
-                    queues=queues,
-                    pool=pool,
+    with private_broker() as (broker_url, _):
+        workers: list[CeleryWorker] = []
+        try:
+            for number in range(count):
+                suffix = f"-{number + 1}" if count > 1 else ""
+                workers.append(
+                    _spawn(
+                        database=database,
+                        broker_url=broker_url,
+                        log_path=log_dir / f"celery-worker{suffix}.log",
+                        name=f"pytest-{os.getpid()}{suffix}",
+                        queues=queues,
+                        pool=pool,
+                    )
                 )
-            )
-        for worker in workers:
-            worker.wait_for_log(r"celery@\S+ ready\.|\bready\.", timeout=READY_TIMEOUT)
-        _point_app_at(broker_url)
-        yield workers
-    finally:
-        for worker in workers:
-            _stop(worker.process)
-        _point_app_at(original_broker)
-        redis_client.flushdb()
-        redis_client.close()
+            for worker in workers:
+                worker.wait_for_log(r"celery@\S+ ready\.|\bready\.", timeout=READY_TIMEOUT)
+            yield workers
+        finally:
+            for worker in workers:
+                _stop(worker.process)
 
 
 @contextmanager

@@ -15,13 +15,7 @@ from annotation.models import Document
 from annotation.services import project_create
 from jobs.models import Job, JobStatus
 from jobs.services import job_create
-from tests.celery_worker import (
-    DEFAULT_BROKER,
-    CeleryWorker,
-    _point_app_at,
-    claim_redis_database,
-    run_celery_worker,
-)
+from tests.celery_worker import CeleryWorker, private_broker, run_celery_worker
 from tests.workers.test_tasks import write_large_tab
 
 
@@ -124,10 +118,7 @@ def test_after_a_whole_worker_kill_and_a_broker_flush_another_worker_finishes_th
         first.process.wait(timeout=30)
     # No worker now: this job's message waits in a broker (a Redis database of this
     # test's own), which then loses its data.
-    original = os.environ.get("CELERY_BROKER_URL")
-    broker_url, client = claim_redis_database(original or DEFAULT_BROKER)
-    _point_app_at(broker_url)
-    try:
+    with private_broker() as (_, client):
         queued = job_create(
             kind="import",
             params={"path": str(tab_sample_path), "format": "tab"},
@@ -136,9 +127,6 @@ def test_after_a_whole_worker_kill_and_a_broker_flush_another_worker_finishes_th
         assert Job.objects.get(pk=queued.pk).celery_task_id
         assert client.llen("cpu") == 1
         client.flushdb()
-    finally:
-        _point_app_at(original)
-        client.close()
 
     (tmp_path / "second").mkdir()
     with run_celery_worker(database=database, log_dir=tmp_path / "second") as second:
